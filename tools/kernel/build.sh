@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the hooked test kernel: install Debian's linux-source-6.12 and the
+# build dependencies, extract the source into a cache outside the repository,
+# apply patches/6.12/*.patch, merge tools/kernel/zswap_wb.config over
+# x86_64_defconfig and build bzImage and modules incrementally with ccache.
+#
+# Environment: ZSWB_CACHE (cache directory), ZSWB_JOBS (parallel jobs),
+# ZSWB_EXTRA_CONFIG (another fragment merged last, e.g. the debug one).
+set -eu
+. "$(dirname "$0")/common.sh"
+
+PKGS="$ZSWB_SRCPKG build-essential bc bison flex libelf-dev libssl-dev ccache cpio kmod rsync xz-utils"
+
+install_deps() {
+	local missing=""
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || zswb_die "missing packages:$missing (run as root, or apt-get install them)"
+	echo "installing:$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+extract() {
+	[ -f "$ZSWB_SRC/Makefile" ] && return 0
+	local tmp
+	tmp=$(mktemp -d "$ZSWB_CACHE/extract.XXXXXX")
+	echo "extracting /usr/src/$ZSWB_SRCPKG.tar.xz into $ZSWB_SRC"
+	tar -C "$tmp" -xf "/usr/src/$ZSWB_SRCPKG.tar.xz"
+	mv "$tmp/$ZSWB_SRCPKG" "$ZSWB_SRC"
+	rmdir "$tmp"
+}
+
+# Keep the applied series in the tree; swap it for the new one when it
+# changes, so only the files the patches touch are rebuilt.
+apply_patches() {
+	local applied=$ZSWB_SRC/.zswap_wb-applied new
+	new=$(mktemp)
+	cat "$ZSWB_TOP"/patches/6.12/*.patch > "$new"
+	if [ -f "$applied" ] && cmp -s "$applied" "$new"; then
+		rm -f "$new"
+		return 0
+	fi
+	if [ -f "$applied" ]; then
+		echo "reverting the previously applied patches"
+		(cd "$ZSWB_SRC" && patch -p1 -R -s --no-backup-if-mismatch < "$applied") ||
+			zswb_die "cannot revert the old series; remove $ZSWB_SRC and retry"
+		rm -f "$applied"
+	fi
+	for p in "$ZSWB_TOP"/patches/6.12/*.patch; do
+		echo "applying $(basename "$p")"
+		(cd "$ZSWB_SRC" && patch -p1 -s --no-backup-if-mismatch --dry-run < "$p" >/dev/null) ||
+			zswb_die "$(basename "$p") does not apply to $ZSWB_SRCPKG $ZSWB_SRCVER"
+		(cd "$ZSWB_SRC" && patch -p1 -s --no-backup-if-mismatch < "$p")
+	done
+	mv "$new" "$applied"
+}
+
+configure() {
+	local frag=$ZSWB_TOP/tools/kernel/zswap_wb.config stamp=$ZSWB_OBJ/.zswap_wb-config
+	local want
+	want=$(cat "$frag" ${ZSWB_EXTRA_CONFIG:-} | sha256sum | cut -c1-16)
+	if [ -f "$ZSWB_OBJ/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	echo "configuring: x86_64_defconfig + $(basename "$frag") ${ZSWB_EXTRA_CONFIG:-}"
+	make -s -C "$ZSWB_SRC" O="$ZSWB_OBJ" x86_64_defconfig
+	(cd "$ZSWB_OBJ" && "$ZSWB_SRC/scripts/kconfig/merge_config.sh" -m -O "$ZSWB_OBJ" \
+		"$ZSWB_OBJ/.config" "$frag" ${ZSWB_EXTRA_CONFIG:-} >/dev/null)
+	make -s -C "$ZSWB_SRC" O="$ZSWB_OBJ" olddefconfig
+	for sym in ZSWAP ZSWAP_WRITEBACK_HOOK ZRAM VIRTIO_BLK BLK_DEV_NVME EXT4_FS MEMCG NUMA DEBUG_FS DEBUG_VM MODULES; do
+		grep -q "^CONFIG_$sym=y" "$ZSWB_OBJ/.config" || zswb_die "CONFIG_$sym is not set in the merged config"
+	done
+	echo "$want" > "$stamp"
+}
+
+mkdir -p "$ZSWB_CACHE"
+install_deps
+zswb_dirs
+mkdir -p "$ZSWB_OBJ"
+echo "kernel source: Debian $ZSWB_SRCPKG $ZSWB_SRCVER"
+extract
+apply_patches
+configure
+
+export CCACHE_DIR=${CCACHE_DIR:-$ZSWB_CACHE/ccache}
+export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2024-01-01}
+export KBUILD_BUILD_USER=zswap_wb KBUILD_BUILD_HOST=build
+start=$(date +%s)
+make -s -C "$ZSWB_SRC" O="$ZSWB_OBJ" -j"$ZSWB_JOBS" CC="ccache gcc" bzImage modules
+rm -rf "$ZSWB_MODINST"
+make -s -C "$ZSWB_SRC" O="$ZSWB_OBJ" INSTALL_MOD_PATH="$ZSWB_MODINST" INSTALL_MOD_STRIP=1 modules_install
+echo "built $(zswb_kernelrelease) in $(( $(date +%s) - start )) s: $ZSWB_OBJ/arch/x86/boot/bzImage"

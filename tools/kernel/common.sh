@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared paths for the kernel, VM and test scripts. Source it; do not run it.
+
+ZSWB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ZSWB_CACHE=${ZSWB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zswap_wb}
+ZSWB_JOBS=${ZSWB_JOBS:-$(nproc)}
+
+# The Debian package that provides the source, and its version.
+ZSWB_SRCPKG=linux-source-6.12
+zswb_srcver() {
+	dpkg-query -W -f='${Version}' "$ZSWB_SRCPKG" 2>/dev/null
+}
+
+# Directory names cannot hold '~' safely in make; map it.
+zswb_dirs() {
+	local ver
+	ver=$(zswb_srcver)
+	[ -n "$ver" ] || { echo "error: $ZSWB_SRCPKG is not installed" >&2; return 1; }
+	ZSWB_SRCVER=$ver
+	ZSWB_SRC=$ZSWB_CACHE/linux-${ver//\~/-}
+	ZSWB_OBJ=$ZSWB_CACHE/build-${ver//\~/-}
+	ZSWB_MODINST=$ZSWB_OBJ/modinst
+}
+
+zswb_kernelrelease() {
+	cat "$ZSWB_OBJ/include/config/kernel.release" 2>/dev/null
+}
+
+zswb_die() {
+	echo "error: $*" >&2
+	exit 1
+}
