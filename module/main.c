@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswap_wb: zswap writeback policies as a loadable backend.
+ *
+ * The module registers one backend with the zswap writeback hook and arms
+ * a hook point only while a policy needs it, so with every policy off the
+ * kernel runs its stock code. Policies are module parameters that can be
+ * changed at any time; debugfs shows what each one did.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/zswap.h>
+
+#include "zswap_wb.h"
+
+static const struct zswap_wb_ops zswb_ops = {
+	.alloc_off_lru		= zswb_alloc_off_lru,
+	.writeback_prepare	= zswb_writeback_prepare,
+	.writeback_issued	= zswb_writeback_issued,
+	.writeback_end		= zswb_writeback_end,
+	.name			= KBUILD_MODNAME,
+	.owner			= THIS_MODULE,
+};
+
+static bool zswb_is_registered;
+
+/* Whether the backend is registered: setters run before module_init too. */
+bool zswb_registered(void)
+{
+	return READ_ONCE(zswb_is_registered);
+}
+
+/**
+ * zswb_arm - arm or disarm a hook point for the module's policies
+ * @point: the hook point
+ * @armed: the new state
+ *
+ * Before registration (insmod arguments) this does nothing: init arms
+ * what the parameters ask for.
+ *
+ * Return: 0 or the hook's error.
+ */
+int zswb_arm(enum zswap_wb_point point, bool armed)
+{
+	if (!zswb_registered())
+		return 0;
+	return zswap_wb_arm(&zswb_ops, point, armed);
+}
+
+static int __init zswb_init(void)
+{
+	int ret;
+
+	ret = zswb_stats_init();
+	if (ret)
+		return ret;
+	ret = zswap_wb_register(&zswb_ops);
+	if (ret) {
+		pr_err("cannot register the zswap writeback backend: %d\n", ret);
+		goto err_stats;
+	}
+	WRITE_ONCE(zswb_is_registered, true);
+	ret = zswb_prompt_free_init();
+	if (ret)
+		goto err_unregister;
+	return 0;
+
+err_unregister:
+	WRITE_ONCE(zswb_is_registered, false);
+	zswap_wb_unregister(&zswb_ops);
+err_stats:
+	zswb_stats_exit();
+	return ret;
+}
+
+static void __exit zswb_exit(void)
+{
+	/* Turn the policies off and wait for every folio in flight. */
+	zswb_prompt_free_exit();
+	WRITE_ONCE(zswb_is_registered, false);
+	zswap_wb_unregister(&zswb_ops);
+	zswb_stats_exit();
+}
+
+module_init(zswb_init);
+module_exit(zswb_exit);
+
+MODULE_IMPORT_NS(ZSWAP_WB);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("zswap_wb maintainers");
+MODULE_DESCRIPTION("zswap writeback policies: prompt free, batched shrinking, readahead bypass");

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * zswap_wb: the contract between the module's files.
+ *
+ * main.c registers one struct zswap_wb_ops with the kernel hook
+ * (include/linux/zswap.h) and arms its points on behalf of the policies;
+ * each policy lives in the file named after it and exports its callbacks
+ * here; stats.c owns the counters and the debugfs directory.
+ */
+#ifndef _ZSWAP_WB_H
+#define _ZSWAP_WB_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+#include <linux/zswap.h>
+
+/* Counters, one debugfs file each; see Documentation/zswap_wb.rst. */
+enum zswb_stat_item {
+	ZSWB_WRITTEN_BACK,	/* folios written back while the backend was armed */
+	ZSWB_FREED_SYNC,	/* freed right after a synchronous write */
+	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
+	ZSWB_RACED,		/* claimed by a swapin, put back on the LRU */
+	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, put back on the LRU */
+	ZSWB_FALLBACKS,		/* allocated on the LRU because the policy was off */
+	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU after the write */
+	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
+	ZSWB_REQUEUED,		/* ended before its issue was recorded, retried */
+	NR_ZSWB_STATS,
+};
+
+extern atomic_long_t zswb_stats[NR_ZSWB_STATS];
+
+static inline void zswb_count(enum zswb_stat_item item)
+{
+	atomic_long_inc(&zswb_stats[item]);
+}
+
+/* Gauges of the deferred free, read by stats.c. */
+extern atomic_long_t zswb_queue_depth;
+extern atomic_long_t zswb_queue_depth_max;
+extern atomic_long_t zswb_inflight;
+
+/* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
+#define ZSWB_LAT_BUCKETS 24
+extern atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
+void zswb_record_latency(u64 ns);
+
+/* main.c */
+int zswb_arm(enum zswap_wb_point point, bool armed);
+bool zswb_registered(void);
+
+/* stats.c */
+int zswb_stats_init(void);
+void zswb_stats_exit(void);
+
+/* prompt_free.c: the sync_free and async_free policies */
+int zswb_prompt_free_init(void);
+void zswb_prompt_free_exit(void);
+bool zswb_alloc_off_lru(swp_entry_t entry, bool sync);
+void zswb_writeback_prepare(struct folio *folio, bool sync);
+void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru);
+bool zswb_writeback_end(struct folio *folio);
+
+#endif /* _ZSWAP_WB_H */
