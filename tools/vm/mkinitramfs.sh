@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the test VM's initramfs: static busybox, /init, the kernel's
+# modules with zswap_wb in updates/, the static guest programs and the
+# selftests. Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz (path printed).
+set -eu
+. "$(dirname "$0")/../kernel/common.sh"
+zswb_dirs
+KREL=$(zswb_kernelrelease)
+[ -n "$KREL" ] || zswb_die "no built kernel in $ZSWB_OBJ: run 'make kernel'"
+[ -x /bin/busybox ] && file -L /bin/busybox | grep -q "statically linked" ||
+	{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null; } ||
+	zswb_die "busybox-static is needed"
+KO=${ZSWB_KO:-$ZSWB_TOP/module/zswap_wb.ko}
+[ -f "$KO" ] || zswb_die "no $KO: run 'make module'"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,lib/modules,selftests,etc,root}
+cp /bin/busybox "$root/bin/busybox"
+install -m 0755 "$ZSWB_TOP/tools/vm/init" "$root/init"
+cp -a "$ZSWB_MODINST/lib/modules/$KREL" "$root/lib/modules/"
+rm -f "$root/lib/modules/$KREL/build" "$root/lib/modules/$KREL/source"
+mkdir -p "$root/lib/modules/$KREL/updates"
+cp "$KO" "$root/lib/modules/$KREL/updates/"
+for extra in "$ZSWB_TOP"/selftests/zswap_wb/modules/*.ko; do
+	[ -f "$extra" ] && cp "$extra" "$root/lib/modules/$KREL/updates/"
+done
+depmod -b "$root" "$KREL"
+
+bin=$ZSWB_OBJ/zswb-guest-bin
+mkdir -p "$bin"
+for src in "$ZSWB_TOP"/tools/vm/vmexit.c "$ZSWB_TOP"/selftests/zswap_wb/*.c; do
+	out=$bin/$(basename "$src" .c)
+	[ "$out" -nt "$src" ] || gcc -O2 -Wall -Wextra -Werror -static -o "$out" "$src"
+done
+make -s -C "$ZSWB_TOP/tools/zswbctl" >/dev/null
+cp "$bin"/* "$ZSWB_TOP/tools/zswbctl/zswbctl" "$root/usr/bin/"
+cp -r "$ZSWB_TOP"/selftests/zswap_wb/. "$root/selftests/"
+rm -rf "$root/selftests/modules" "$root"/selftests/*.c
+cp "$ZSWB_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/"
+echo "$KREL" > "$root/etc/zswb-kernelrelease"
+
+out=$ZSWB_OBJ/zswb-initramfs.cpio.gz
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the hooked kernel in QEMU and run a script in it.
+#
+#   tools/vm/run.sh [options] [--script FILE | --cmd 'COMMANDS' | --shell]
+#
+# The VM has 2 vCPUs in 2 NUMA nodes and three disks for swap: a virtio-blk
+# disk (/dev/vda), an NVMe disk (/dev/nvme0n1) and an ext4 disk (/dev/vdb)
+# for a swap file; zram and brd are in the guest kernel. The guest's exit
+# status becomes ours; a guest that runs past --timeout is killed and the
+# run fails (124); a console that shows a kernel BUG, WARNING, KASAN report,
+# lockdep splat or panic fails the run (99) whatever the script returned.
+#
+# Options:
+#   --mem MiB        guest RAM, split between the nodes (default 2048)
+#   --timeout S      kill the guest after S seconds (default 900)
+#   --append ARGS    extra kernel command line
+#   --accel A        auto (default: probe KVM, fall back to TCG), kvm or tcg
+#   --log FILE       also write the console to FILE
+#   --disk-mib N     size of each swap disk (default 1024)
+# Environment: ZSWB_ACCEL overrides --accel; ZSWB_QEMU_EXTRA adds QEMU args.
+set -eu
+. "$(dirname "$0")/../kernel/common.sh"
+
+mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024
+script="" cmd="" shell=0
+usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--accel) [ -n "${ZSWB_ACCEL:-}" ] || accel=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--disk-mib) disk_mib=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
+	--cmd) cmd=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	-h|--help) usage 0 ;;
+	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+case "$mem" in ''|*[!0-9]*) zswb_die "--mem takes MiB, got '$mem'" ;; esac
+[ "$mem" -ge 256 ] || zswb_die "--mem must be at least 256 MiB"
+case "$timeout" in ''|*[!0-9]*) zswb_die "--timeout takes seconds, got '$timeout'" ;; esac
+case "$accel" in auto|kvm|tcg) ;; *) zswb_die "--accel is auto, kvm or tcg, got '$accel'" ;; esac
+[ -z "$script" ] || [ -f "$script" ] || zswb_die "no script $script"
+command -v qemu-system-x86_64 >/dev/null ||
+	{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >/dev/null; } ||
+	zswb_die "qemu-system-x86_64 is needed (apt-get install qemu-system-x86)"
+
+zswb_dirs
+kernel=$ZSWB_OBJ/arch/x86/boot/bzImage
+initrd=$ZSWB_OBJ/zswb-initramfs.cpio.gz
+[ -f "$kernel" ] || zswb_die "no $kernel: run 'make kernel'"
+[ -f "$initrd" ] || zswb_die "no $initrd: run tools/vm/mkinitramfs.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/zswb-vm.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Pack the script as /run.sh into a second cpio archive; the kernel
+# unpacks both.
+mkrun() {
+	mkdir -p "$work/run"
+	if [ -n "$script" ]; then
+		cp "$script" "$work/run/run.sh"
+	elif [ -n "$cmd" ]; then
+		printf '#!/bin/sh\n%s\n' "$cmd" > "$work/run/run.sh"
+	fi
+	[ -f "$work/run/run.sh" ] && chmod 0755 "$work/run/run.sh"
+	(cd "$work/run" && find . | cpio -o -H newc --quiet) > "$work/run.cpio"
+	cat "$initrd" > "$work/initrd"
+	gzip -1 < "$work/run.cpio" >> "$work/initrd"
+}
+
+# boot ACCEL TIMEOUT CONSOLE_FILE: run QEMU, return its mapped status.
+boot() {
+	local acc=$1 t=$2 out=$3 half=$((mem / 2)) rc accargs
+	if [ "$acc" = kvm ]; then
+		accargs="-accel kvm -cpu host"
+	else
+		accargs="-accel tcg,thread=multi -cpu max"
+	fi
+	truncate -s "${disk_mib}M" "$work/vda.img" "$work/nvme.img"
+	if [ ! -f "$work/fs.img" ]; then
+		truncate -s "$((disk_mib + 256))M" "$work/fs.img"
+		mkfs.ext4 -q -F "$work/fs.img"
+	fi
+	set +e
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2 \
+		-object memory-backend-ram,id=m0,size=${half}M \
+		-object memory-backend-ram,id=m1,size=$((mem - half))M \
+		-numa node,nodeid=0,cpus=0,memdev=m0 \
+		-numa node,nodeid=1,cpus=1,memdev=m1 \
+		-kernel "$kernel" -initrd "$work/initrd" \
+		-append "console=ttyS0 panic=-1 loglevel=4 $append" \
+		-drive file="$work/vda.img",if=none,id=d0,format=raw,cache=unsafe \
+		-device virtio-blk-pci,drive=d0 \
+		-drive file="$work/fs.img",if=none,id=d1,format=raw,cache=unsafe \
+		-device virtio-blk-pci,drive=d1 \
+		-drive file="$work/nvme.img",if=none,id=n0,format=raw,cache=unsafe \
+		-device nvme,serial=swap0,drive=n0 \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-display none -serial stdio -monitor none -no-reboot \
+		${ZSWB_QEMU_EXTRA:-} < /dev/null > >(tee "$out") 2>&1
+	rc=$?
+	set -e
+	wait
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "run.sh: guest killed after ${t}s timeout" >&2
+		return 124
+	fi
+	if [ $((rc & 1)) = 1 ]; then
+		return $((rc >> 1))
+	fi
+	echo "run.sh: guest ended without reporting a status (qemu exit $rc)" >&2
+	return 98
+}
+
+# KVM is only used when a short boot under it really completes: nested KVM
+# on some hosts hangs in kernel decompression.
+pick_accel() {
+	local cache=$ZSWB_CACHE/accel-probe key
+	if [ "$accel" != auto ]; then
+		echo "$accel"
+		return
+	fi
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	key="$(uname -r) $(grep -m1 'model name' /proc/cpuinfo)"
+	if [ -f "$cache" ] && [ "$(sed -n 2p "$cache")" = "$key" ]; then
+		sed -n 1p "$cache"
+		return
+	fi
+	local save_script=$script save_cmd=$cmd found=tcg
+	script="" cmd="echo zswb-kvm-probe-ok"
+	mkrun
+	if boot kvm 30 "$work/probe.log" >/dev/null 2>&1 &&
+	   grep -q zswb-kvm-probe-ok "$work/probe.log"; then
+		found=kvm
+	fi
+	script=$save_script cmd=$save_cmd
+	printf '%s\n%s\n' "$found" "$key" > "$cache"
+	echo "$found"
+}
+
+acc=$(pick_accel)
+mkrun
+[ $shell = 1 ] && rm -f "$work/run/run.sh"
+echo "run.sh: $(zswb_kernelrelease), accel $acc, ${mem} MiB, timeout ${timeout}s" >&2
+status=0
+boot "$acc" "$timeout" "$work/console.log" || status=$?
+[ -n "$log" ] && cp "$work/console.log" "$log"
+bad='Kernel panic|BUG:|WARNING:|KASAN:|UBSAN:|Bad page|possible circular locking|inconsistent lock state|sleeping function called from invalid context|list_add corruption|list_del corruption|refcount_t:|blocked for more than|workqueue lockup|general protection fault|Oops:'
+if grep -Eq "$bad" "$work/console.log"; then
+	echo "run.sh: the kernel reported a problem:" >&2
+	grep -E "$bad" "$work/console.log" | head -20 >&2
+	[ "$status" = 0 ] && status=99
+fi
+exit "$status"
