@@ -11,9 +11,40 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/zswap.h>
 
 #include "zswap_wb.h"
+
+/**
+ * zswb_parse_bool - parse a boolean parameter value strictly
+ * @val: the value written, possibly ending in one newline
+ * @res: where to store the result
+ *
+ * Unlike kstrtobool(), which looks at the first characters only, this
+ * takes whole words: 1, 0, y, n, yes, no, on, off, true, false, in any
+ * case, so that a typo is refused rather than read as its first letter.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int zswb_parse_bool(const char *val, bool *res)
+{
+	static const char * const words[] = {
+		"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
+	};
+	size_t len = strcspn(val, "\n");
+	int i;
+
+	if (val[len] && val[len + 1])
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		if (strlen(words[i]) == len && !strncasecmp(val, words[i], len)) {
+			*res = i & 1;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 static const struct zswap_wb_ops zswb_ops = {
 	.alloc_off_lru		= zswb_alloc_off_lru,

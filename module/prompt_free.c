@@ -282,7 +282,7 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 	bool on;
 	int ret;
 
-	ret = kstrtobool(val, &on);
+	ret = zswb_parse_bool(val, &on);
 	if (ret) {
 		pr_err("%s: '%.*s' is not a boolean\n", kp->name,
 		       (int)strcspn(val, "\n"), val);

@@ -46,6 +46,7 @@ extern atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
 void zswb_record_latency(u64 ns);
 
 /* main.c */
+int zswb_parse_bool(const char *val, bool *res);
 int zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
 

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The whole zswap_wb test suite (what 'make check' runs): host checks, then
+# the VM tests, one VM boot per group. Prints KTAP, each suite as a subtest
+# with its own results indented, and ends with "N passed, N failed, N skipped"
+# counted over every leaf test. Exit status 0 only if none failed.
+#
+#   selftests/run.sh [SUITE...]     default: every suite, in order
+set -u
+. "$(dirname "$0")/../tools/kernel/common.sh"
+zswb_dirs || exit 1
+cd "$ZSWB_TOP" || exit 1
+
+ALL="build-warnings checkpatch zswbctl patch-versions dkms vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors"
+suites=${*:-$ALL}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# W=1 and sparse (C=2) over the module sources: any warning fails.
+suite_build_warnings() {
+	echo "TAP version 13"
+	echo "1..2"
+	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" clean >/dev/null 2>&1
+	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" W=1 modules > "$out/w1.log" 2>&1
+	if [ $? = 0 ] && ! grep -q "warning:" "$out/w1.log"; then
+		echo "ok 1 module builds with W=1, no warning"
+	else
+		sed 's/^/# /' "$out/w1.log"; echo "not ok 1 module builds with W=1, no warning"
+	fi
+	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" C=2 modules > "$out/sparse.log" 2>&1
+	if [ $? = 0 ] && ! grep -q "warning:\|error:" "$out/sparse.log"; then
+		echo "ok 2 module passes sparse (C=2), no warning"
+	else
+		sed 's/^/# /' "$out/sparse.log"; echo "not ok 2 module passes sparse (C=2), no warning"
+	fi
+}
+
+suite_checkpatch() {
+	local cp=$ZSWB_SRC/scripts/checkpatch.pl n=0 p
+	echo "TAP version 13"
+	echo "1..$(( $(ls patches/6.12/*.patch | wc -l) + 2 ))"
+	for p in patches/6.12/*.patch; do
+		n=$((n + 1))
+		if perl "$cp" --strict --no-tree -q "$p" > "$out/cp.log" 2>&1; then
+			echo "ok $n checkpatch --strict $(basename "$p")"
+		else
+			sed 's/^/# /' "$out/cp.log"; echo "not ok $n checkpatch --strict $(basename "$p")"
+		fi
+	done
+	n=$((n + 1))
+	if perl "$cp" --strict --no-tree -q -f module/*.c module/*.h selftests/zswap_wb/modules/*.c > "$out/cpf.log" 2>&1; then
+		echo "ok $n checkpatch --strict -f on the module sources"
+	else
+		sed 's/^/# /' "$out/cpf.log"; echo "not ok $n checkpatch --strict -f on the module sources"
+	fi
+	n=$((n + 1))
+	(cd "$ZSWB_SRC" && perl scripts/kernel-doc -none -Wall include/linux/zswap.h mm/zswap.c mm/vmscan.c) > "$out/kd.log" 2>&1
+	if [ -s "$out/kd.log" ]; then
+		sed 's/^/# /' "$out/kd.log"; echo "not ok $n kernel-doc -Wall on the hook"
+	else
+		echo "ok $n kernel-doc -Wall on the hook"
+	fi
+}
+
+suite_zswbctl() { bash tools/zswbctl/test.sh; }
+suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
+suite_dkms() { bash selftests/dkms_test.sh; }
+
+vm_group() {
+	local log=$out/vm-$1.log
+	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --cmd "/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
+	local rc=$?
+	# The guest's KTAP, then whatever the runner said about the kernel.
+	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"
+	if [ $rc != 0 ]; then
+		echo "# vm run failed ($rc); console tail:"
+		grep -Ev "^(TAP version|1\.\.|ok |not ok )" "$log" | tail -25 | sed 's/^/# /'
+		# A kernel problem fails the group even if every test passed.
+		echo "not ok 99 kernel and VM ran clean"
+	fi
+}
+suite_vm_basic() { vm_group basic; }
+suite_vm_prompt_zram() { vm_group prompt zram; }
+suite_vm_prompt_disk() { vm_group prompt disk; }
+suite_vm_prompt_nvme() { vm_group prompt nvme; }
+suite_vm_prompt_file() { vm_group prompt file; }
+suite_vm_write_errors() { vm_group write-errors; }
+
+pass=0 fail=0 skip=0 n=0
+echo "TAP version 13"
+echo "1..$(echo $suites | wc -w)"
+for s in $suites; do
+	fn=suite_${s//-/_}
+	if ! declare -F "$fn" >/dev/null; then
+		echo "run.sh: unknown suite '$s' (suites: $ALL)" >&2
+		exit 64
+	fi
+	n=$((n + 1))
+	start=$(date +%s)
+	$fn > "$out/$s.tap" 2>"$out/$s.err"
+	sed 's/^/    /' "$out/$s.tap"
+	p=$(grep -cE "^ok [0-9]+ .*# SKIP" "$out/$s.tap")
+	a=$(grep -cE "^ok [0-9]+" "$out/$s.tap")
+	f=$(grep -cE "^not ok [0-9]+" "$out/$s.tap")
+	skip=$((skip + p)) pass=$((pass + a - p)) fail=$((fail + f))
+	if [ "$f" = 0 ] && [ "$a" -gt 0 ]; then
+		echo "ok $n $s # $(( $(date +%s) - start )) s"
+	else
+		[ "$a" = 0 ] && [ "$f" = 0 ] && { fail=$((fail + 1)); sed 's/^/# /' "$out/$s.err" | tail -20; }
+		echo "not ok $n $s # $(( $(date +%s) - start )) s"
+	fi
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

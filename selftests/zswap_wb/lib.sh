@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the zswap_wb tests, sourced inside the test VM.
+
+ZSWB_PARAMS=/sys/module/zswap_wb/parameters
+ZSWB_DEBUGFS=/sys/kernel/debug/zswap_wb
+CG_ROOT=/sys/fs/cgroup
+
+# vmstat NAME: the current value of a /proc/vmstat counter.
+vmstat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat
+}
+
+# wbstat NAME: a zswap_wb counter from the debugfs stats file.
+wbstat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$ZSWB_DEBUGFS/stats"
+}
+
+# cgstat CG NAME: a memory.stat value of a cgroup.
+cgstat() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CG_ROOT/$1/memory.stat"
+}
+
+meminfo() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+# zswap_on: enable zswap with its shrinker, lzo and zsmalloc.
+zswap_on() {
+	echo lzo > /sys/module/zswap/parameters/compressor
+	echo 1 > /sys/module/zswap/parameters/enabled
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+}
+
+# swap_on KIND [MiB]: swap on zram, disk (virtio-blk), nvme or file (ext4).
+swap_on() {
+	kind=$1 size=${2:-1000}
+	case "$kind" in
+	zram)
+		[ -e /sys/block/zram0 ] || cat /sys/class/zram-control/hot_add >/dev/null
+		echo 1 > /sys/block/zram0/reset
+		echo "${size}M" > /sys/block/zram0/disksize
+		SWAPDEV=/dev/zram0 ;;
+	disk)
+		echo 0 > /sys/block/vda/queue/rotational
+		SWAPDEV=/dev/vda ;;
+	nvme)
+		SWAPDEV=/dev/nvme0n1 ;;
+	file)
+		mkdir -p /mnt/fs
+		is_mounted /mnt/fs || mount -t ext4 /dev/vdb /mnt/fs || return 1
+		rm -f /mnt/fs/swapfile
+		dd if=/dev/zero of=/mnt/fs/swapfile bs=1M count="$size" 2>/dev/null || return 1
+		chmod 600 /mnt/fs/swapfile
+		SWAPDEV=/mnt/fs/swapfile ;;
+	*)
+		echo "swap_on: unknown kind $kind" >&2
+		return 1 ;;
+	esac
+	mkswap "$SWAPDEV" >/dev/null && swapon "$SWAPDEV"
+}
+
+is_mounted() {
+	awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
+}
+
+swap_off() {
+	for dev in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
+		swapoff "$dev"
+	done
+	[ -e /sys/block/zram0 ] && echo 1 > /sys/block/zram0/reset
+	is_mounted /mnt/fs && { rm -f /mnt/fs/swapfile; umount /mnt/fs; }
+	return 0
+}
+
+# cg_new NAME MAX: a fresh memcg with memory.max MAX (e.g. 100M).
+cg_new() {
+	[ -d "$CG_ROOT/$1" ] && rmdir "$CG_ROOT/$1"
+	mkdir "$CG_ROOT/$1" && echo "$2" > "$CG_ROOT/$1/memory.max"
+}
+
+# cg_run NAME CMD...: run CMD inside memcg NAME.
+cg_run() {
+	cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_ROOT/$cg" "$@"
+}
+
+cg_del() {
+	rmdir "$CG_ROOT/$1" 2>/dev/null
+	return 0
+}
+
+# set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
+set_param() {
+	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
+}

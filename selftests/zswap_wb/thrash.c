@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * thrash - a swap workload with checkable data.
+ *
+ * Maps SIZE MiB of anonymous memory, fills each page with data derived from
+ * its index and a generation (half pseudo-random, half a repeated word, so
+ * that zswap stores it at about 2:1 and never sees a zero-filled page), then
+ * walks it PASSES times. Each pass verifies every page against the last
+ * generation written and, unless --read-only, writes the next generation.
+ * Prints "pages N mismatches M seconds S" and exits 1 on any mismatch.
+ *
+ * Run it inside a memcg whose memory.max is below SIZE to make it swap.
+ * --hold SECONDS keeps the memory mapped after the passes (for tests that
+ * act while the data is swapped out), then verifies it once more.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Fill or check one page; returns the number of wrong words. */
+static size_t page_io(uint64_t *p, uint64_t idx, uint64_t gen, int check)
+{
+	uint64_t seed = mix(idx * 0x9e3779b97f4a7c15ULL + gen + 1);
+	size_t i, n = PAGE / sizeof(*p), bad = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t want = i < n / 2 ? mix(seed + i) : seed | 1;
+
+		if (check)
+			bad += p[i] != want;
+		else
+			p[i] = want;
+	}
+	return bad;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mb = 64, passes = 3, hold = 0, npages, pg, pass;
+	unsigned long long mismatches = 0;
+	int read_only = 0, c;
+	uint64_t gen = 0;
+	double t0;
+	char *mem;
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "read-only", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "s:p:H:r", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': mb = strtoul(optarg, NULL, 0); break;
+		case 'p': passes = strtoul(optarg, NULL, 0); break;
+		case 'H': hold = strtoul(optarg, NULL, 0); break;
+		case 'r': read_only = 1; break;
+		default:
+			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only]\n");
+			return 64;
+		}
+	}
+	if (!mb) {
+		fprintf(stderr, "thrash: --size must be > 0\n");
+		return 64;
+	}
+	npages = mb * (1024 * 1024 / PAGE);
+	mem = mmap(NULL, npages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		perror("thrash: mmap");
+		return 2;
+	}
+	madvise(mem, npages * PAGE, MADV_NOHUGEPAGE);
+	t0 = now();
+	for (pg = 0; pg < npages; pg++)
+		page_io((uint64_t *)(mem + pg * PAGE), pg, gen, 0);
+	for (pass = 0; pass < passes; pass++) {
+		for (pg = 0; pg < npages; pg++) {
+			uint64_t *p = (uint64_t *)(mem + pg * PAGE);
+
+			mismatches += page_io(p, pg, gen, 1) != 0;
+			if (!read_only)
+				page_io(p, pg, gen + 1, 0);
+		}
+		if (!read_only)
+			gen++;
+	}
+	if (hold) {
+		printf("filled\n");
+		fflush(stdout);
+		sleep(hold);
+		for (pg = 0; pg < npages; pg++)
+			mismatches += page_io((uint64_t *)(mem + pg * PAGE), pg, gen, 1) != 0;
+	}
+	printf("pages %lu mismatches %llu seconds %.2f\n", npages, mismatches, now() - t0);
+	return mismatches ? 1 : 0;
+}

@@ -1,0 +1,380 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# zswap_wb selftests, run inside the test VM: zswap_wb_test.sh GROUP
+# Prints KTAP. Each test returns 0 (pass), 4 (skip) or anything else (fail)
+# and explains itself on "#" lines.
+#
+# Groups:
+#   basic           module load/unload, parameters, registration, stock run
+#   prompt KIND     sync_free/async_free on KIND = zram, disk, nvme or file
+#   write-errors    failed swap writes with async_free on (fail_make_request)
+#   dkms            the DKMS-installed module loads
+cd "$(dirname "$0")"
+. ./ktap_helpers.sh
+. ./lib.sh
+
+# The workload: SIZE MiB in a memcg of CG_MAX, PASSES walks. Sized so that
+# it writes back well over 10k pages in about 30 s under TCG.
+SIZE=${ZSWB_TEST_SIZE:-300}
+CG_MAX=${ZSWB_TEST_CG_MAX:-100M}
+PASSES=${ZSWB_TEST_PASSES:-2}
+
+msg() { echo "# $*"; }
+
+# check DESC COND...: evaluate a test condition, print it on failure.
+check() {
+	d=$1
+	shift
+	if ! eval "$@"; then
+		msg "FAILED: $d ($*)"
+		return 1
+	fi
+}
+
+need_module() {
+	[ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; return 1; }
+}
+
+# Documented parameters and defaults: "name default" lines from the docs.
+doc_defaults() {
+	awk '/^``[a-z_]+``$/ { p = $0; gsub(/`/, "", p) }
+	     /^Default: ``/ && p { d = $0; sub(/^Default: ``/, "", d); sub(/``.*/, "", d); print p, d; p = "" }' \
+		/selftests/zswap_wb.rst
+}
+
+test_load_unload_20() {
+	i=0
+	while [ $i -lt 20 ]; do
+		modprobe zswap_wb || { msg "load $i failed"; return 1; }
+		[ -d /sys/kernel/debug/zswap_wb ] || { msg "no debugfs dir after load $i"; return 1; }
+		rmmod zswap_wb || { msg "unload $i failed"; return 1; }
+		[ ! -d /sys/module/zswap_wb ] || { msg "still loaded after unload $i"; return 1; }
+		i=$((i + 1))
+	done
+}
+
+test_param_defaults() {
+	need_module || return 1
+	doc_defaults > /tmp/defaults
+	[ -s /tmp/defaults ] || { msg "no parameter found in the documentation"; return 1; }
+	ls $ZSWB_PARAMS | sort > /tmp/present
+	cut -d' ' -f1 /tmp/defaults | sort > /tmp/documented
+	if ! cmp -s /tmp/present /tmp/documented; then
+		msg "parameters present: $(tr '\n' ' ' < /tmp/present)"
+		msg "parameters documented: $(tr '\n' ' ' < /tmp/documented)"
+		return 1
+	fi
+	rc=0
+	while read -r name def; do
+		v=$(cat "$ZSWB_PARAMS/$name")
+		[ "$v" = "$def" ] || { msg "$name is '$v', documented default '$def'"; rc=1; }
+	done < /tmp/defaults
+	return $rc
+}
+
+# invalid_write NAME VALUE: the write must fail and change nothing.
+invalid_write() {
+	before=$(cat "$ZSWB_PARAMS/$1")
+	if printf '%s' "$2" > "$ZSWB_PARAMS/$1" 2>/dev/null; then
+		msg "writing '$2' to $1 succeeded"
+		return 1
+	fi
+	after=$(cat "$ZSWB_PARAMS/$1")
+	[ "$before" = "$after" ] || { msg "$1 changed from '$before' to '$after' on a refused write"; return 1; }
+}
+
+test_invalid_writes() {
+	need_module || return 1
+	rc=0
+	for p in sync_free async_free; do
+		for v in 2 maybe " " -1 yesno 1x; do
+			invalid_write $p "$v" || rc=1
+		done
+		set_param $p 1 && invalid_write $p bogus || rc=1
+		[ "$(cat $ZSWB_PARAMS/$p)" = Y ] || { msg "$p lost its value"; rc=1; }
+		set_param $p 0
+	done
+	dmesg | grep -q "is not a boolean" || { msg "no log line explains the refusal"; rc=1; }
+	return $rc
+}
+
+test_second_backend_refused() {
+	need_module || return 1
+	dup=$(modinfo -n zswb_dup) || { msg "no zswb_dup test module"; return 1; }
+	# busybox modprobe hides init errors: insmod reports them.
+	out=$(insmod "$dup" 2>&1) && { msg "a second backend registered"; rmmod zswb_dup; return 1; }
+	echo "$out" | grep -qi "exists" || { msg "expected EEXIST, got: $out"; return 1; }
+	dmesg | grep -q "zswb_dup: one is registered" || { msg "no log line explains the refusal"; return 1; }
+	out=$(insmod "$dup" incomplete=1 2>&1) && { msg "an incomplete backend registered"; rmmod zswb_dup; return 1; }
+	echo "$out" | grep -qi "invalid" || { msg "expected EINVAL, got: $out"; return 1; }
+	# Alone, the incomplete one is still refused, and the test module works.
+	rmmod zswap_wb || return 1
+	out=$(insmod "$dup" incomplete=1 2>&1) && { msg "an incomplete backend registered alone"; rmmod zswb_dup; return 1; }
+	echo "$out" | grep -qi "invalid" || { msg "expected EINVAL alone, got: $out"; return 1; }
+	insmod "$dup" || { msg "zswb_dup does not load on its own"; return 1; }
+	rmmod zswb_dup && modprobe zswap_wb
+}
+
+# run_thrash CG ARGS...: run the workload in memcg CG, keep its output.
+run_thrash() {
+	cg=$1
+	shift
+	cg_run "$cg" thrash "$@" > /tmp/thrash.out 2>&1
+	trc=$?
+	msg "$(cat /tmp/thrash.out | tr '\n' ' ')"
+	return $trc
+}
+
+# snap PREFIX: remember vmstat counters as PREFIX_name variables.
+snap() {
+	for k in zswpwb pgrotated pswpout pswpin zswpout workingset_refault_anon; do
+		eval "${1}_$k=$(vmstat $k)"
+	done
+}
+
+# delta NAME: counter change between snapshots a and b.
+delta() {
+	eval "echo \$((b_$1 - a_$1))"
+}
+
+test_stock_behaviour() {
+	need_module || return 1
+	for p in $(ls $ZSWB_PARAMS); do
+		case "$(cat $ZSWB_PARAMS/$p)" in Y) msg "$p is on"; return 1 ;; esac
+	done
+	zswap_on
+	swap_on disk || return 1
+	cg_new stock "$CG_MAX"
+	snap a
+	run_thrash stock --size "$SIZE" --passes "$PASSES" || { swap_off; return 1; }
+	snap b
+	cg_del stock
+	swap_off
+	msg "zswpwb $(delta zswpwb) pgrotated $(delta pgrotated) pswpout $(delta pswpout)"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	check "zswap wrote back" "[ $(delta zswpwb) -gt 0 ]" &&
+	check "written-back folios rotated, as stock" "[ $(delta pgrotated) -gt 0 ]" &&
+	check "the backend saw nothing" "[ $(wbstat written_back) -eq 0 ]"
+}
+
+# prompt_run KIND [TOGGLE]: the workload with the policy of KIND on.
+prompt_policy() {
+	[ "$1" = zram ] && echo sync_free || echo async_free
+}
+
+test_prompt_free() {
+	kind=$1 pol=$(prompt_policy "$1")
+	need_module || return 1
+	zswap_on
+	swap_on "$kind" || return 1
+	set_param "$pol" 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new prompt "$CG_MAX"
+	snap a
+	run_thrash prompt --size "$SIZE" --passes "$PASSES"
+	trc=$?
+	snap b
+	cg_del prompt
+	set_param "$pol" 0
+	swap_off
+	wb=$(delta zswpwb) rot=$(delta pgrotated)
+	msg "zswpwb $wb pgrotated $rot pswpout $(delta pswpout)"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) ))
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "more than 10k pages written back" "[ $wb -gt 10000 ]" &&
+	check "pgrotated below 1% of zswpwb" "[ $((rot * 100)) -lt $wb ]" &&
+	check "every writeback went through the backend" "[ $(wbstat written_back) -eq $wb ]" &&
+	check "freed plus raced equals written back" "[ $((freed + $(wbstat raced))) -eq $(wbstat written_back) ]" &&
+	check "no write error" "[ $(wbstat write_errors) -eq 0 ]" &&
+	check "nothing left in flight" "[ $(wbstat inflight) -eq 0 ] && [ $(wbstat queue_depth) -eq 0 ]"
+}
+
+test_prompt_toggle() {
+	kind=$1 pol=$(prompt_policy "$1")
+	need_module || return 1
+	zswap_on
+	swap_on "$kind" || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new toggle "$CG_MAX"
+	cg_run toggle thrash --size "$SIZE" --passes "$PASSES" > /tmp/thrash.out 2>&1 &
+	pid=$!
+	n=0 bad=0
+	while [ $n -lt 100 ]; do
+		set_param "$pol" 1 || bad=1
+		sleep 0.1
+		set_param "$pol" 0 || bad=1
+		sleep 0.05
+		n=$((n + 1))
+	done
+	wait $pid
+	trc=$?
+	msg "$(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del toggle
+	swap_off
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	off_lru=$(( $(wbstat written_back) - $(wbstat fallbacks) ))
+	resolved=$(( $(wbstat freed_sync) + $(wbstat freed_async) + $(wbstat raced) + $(wbstat write_errors) + $(wbstat mark_failed) ))
+	check "100 toggles succeeded" "[ $bad -eq 0 ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "the policy did free folios" "[ $(( $(wbstat freed_sync) + $(wbstat freed_async) )) -gt 0 ]" &&
+	check "every off-LRU folio was freed or put back" "[ $resolved -eq $off_lru ]" &&
+	check "nothing left in flight" "[ $(wbstat inflight) -eq 0 ] && [ $(wbstat queue_depth) -eq 0 ]"
+}
+
+test_prompt_unload() {
+	kind=$1 pol=$(prompt_policy "$1")
+	need_module || return 1
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	base=$(meminfo MemFree)
+	zswap_on
+	swap_on "$kind" || return 1
+	set_param "$pol" 1 || return 1
+	cg_new unload "$CG_MAX"
+	cg_run unload thrash --size "$SIZE" --passes "$PASSES" > /tmp/thrash.out 2>&1 &
+	pid=$!
+	sleep 8
+	# What a sysadmin does: policies off (drains), then unload.
+	zswbctl unload > /tmp/unload.out 2>&1
+	urc=$?
+	msg "zswbctl unload: $(tr '\n' ' ' < /tmp/unload.out)"
+	loaded=0
+	[ -d /sys/module/zswap_wb ] && loaded=1
+	wait $pid
+	trc=$?
+	msg "$(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del unload
+	swap_off
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 1
+	free_now=$(meminfo MemFree)
+	# Margin: 32 MiB, for page cache, slab and per-CPU lists that come and go.
+	msg "MemFree before $base kB, after $free_now kB"
+	modprobe zswap_wb
+	check "unload succeeded during the workload" "[ $urc -eq 0 ] && [ $loaded -eq 0 ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "MemFree back within 32 MiB of its baseline" "[ $((base - free_now)) -lt 32768 ]"
+}
+
+# Both kinds of swap-cache writeback at once: reclaim writes the pages that
+# zswap rejects (memory.zswap.max) with PG_reclaim, while zswap writes back
+# through async_free. Only zswap's are freed by the backend.
+test_prompt_with_reclaim_writes() {
+	need_module || return 1
+	zswap_on
+	swap_on disk || return 1
+	set_param async_free 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new mixed "$CG_MAX"
+	echo 24M > $CG_ROOT/mixed/memory.zswap.max
+	snap a
+	run_thrash mixed --size "$SIZE" --passes "$PASSES"
+	trc=$?
+	snap b
+	cg_del mixed
+	set_param async_free 0
+	swap_off
+	direct=$(( $(delta pswpout) - $(delta zswpwb) ))
+	msg "zswpwb $(delta zswpwb) pswpout $(delta pswpout) reclaim-written $direct pgrotated $(delta pgrotated)"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) ))
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "reclaim wrote pages itself" "[ $direct -gt 1000 ]" &&
+	check "zswap wrote back too" "[ $(delta zswpwb) -gt 1000 ]" &&
+	check "the backend freed only zswap's folios" "[ $((freed + $(wbstat raced))) -eq $(delta zswpwb) ]"
+}
+
+# fail_make_request on the swap disk while the data is first swapped out;
+# then no failures and every page must read back intact. A failed write
+# re-dirties its folio, which must be put back, never freed.
+test_write_errors() {
+	fi=/sys/kernel/debug/fail_make_request
+	[ -d $fi ] || { msg "no fail_make_request"; return 4; }
+	need_module || return 1
+	zswap_on
+	swap_on disk || return 1
+	set_param async_free 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	echo 5 > $fi/probability
+	echo 1 > $fi/interval
+	echo -1 > $fi/times
+	echo 0 > $fi/verbose
+	echo 1 > /sys/block/vda/make-it-fail
+	cg_new werr "$CG_MAX"
+	cg_run werr thrash --size "$SIZE" --passes 0 --hold 5 > /tmp/thrash.out 2>&1 &
+	pid=$!
+	while ! grep -q filled /tmp/thrash.out; do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	echo 0 > /sys/block/vda/make-it-fail
+	wait $pid
+	trc=$?
+	msg "$(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del werr
+	set_param async_free 0
+	swap_off
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) ))
+	check "failed writes were seen and put back" "[ $(wbstat write_errors) -gt 0 ]" &&
+	check "checksums hold: no data lost" "[ $trc -eq 0 ]" &&
+	check "every folio freed, raced or put back after an error" \
+		"[ $((freed + $(wbstat raced) + $(wbstat write_errors))) -eq $(wbstat written_back) ]"
+}
+
+test_dkms_module_loads() {
+	ko=$(modinfo -n zswap_wb 2>/dev/null)
+	case "$ko" in
+	*/updates/dkms/*) ;;
+	*) msg "zswap_wb resolves to '$ko', not a DKMS install"; return 1 ;;
+	esac
+	modprobe zswap_wb || return 1
+	[ -d /sys/kernel/debug/zswap_wb ] && rmmod zswap_wb
+}
+
+run() {
+	desc=$1
+	shift
+	"$@"
+	case $? in
+	0) ktap_test_pass "$desc" ;;
+	4) ktap_test_skip "$desc" ;;
+	*) ktap_test_fail "$desc" ;;
+	esac
+}
+
+ktap_print_header
+group=${1:-basic}
+case "$group" in
+basic)
+	ktap_set_plan 6
+	run "load and unload 20 times" test_load_unload_20
+	run "parameters present with their documented defaults" test_param_defaults
+	run "invalid parameter writes refused, nothing changed" test_invalid_writes
+	run "a second backend registration is refused" test_second_backend_refused
+	run "policies off: stock writeback and rotation (disk)" test_stock_behaviour
+	run "async_free beside reclaim's own swap writes (disk)" test_prompt_with_reclaim_writes
+	;;
+prompt)
+	kind=${2:?kind}
+	ktap_set_plan 3
+	run "prompt free on $kind: pgrotated < 1%, freed + raced = written back, data intact" test_prompt_free "$kind"
+	run "prompt free on $kind: 100 toggles under load lose nothing" test_prompt_toggle "$kind"
+	run "prompt free on $kind: unload under load, nothing queued, MemFree back" test_prompt_unload "$kind"
+	;;
+write-errors)
+	ktap_set_plan 1
+	run "async_free with failing swap writes: no data lost, no dirty folio freed" test_write_errors
+	;;
+dkms)
+	ktap_set_plan 1
+	run "modprobe loads the DKMS-installed zswap_wb" test_dkms_module_loads
+	;;
+*)
+	ktap_exit_fail_msg "unknown group $group"
+	;;
+esac
+ktap_finished
