@@ -153,6 +153,8 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 	}
 	if (xa_load(&zswb_marked, pfn) != folio) {
 		/* Not marked (policy just turned off, or no memory): stock LRU. */
+		if (!READ_ONCE(async_free))
+			zswb_count(ZSWB_FALLBACKS);
 		folio_add_lru(folio);
 		folio_put(folio);
 		return;

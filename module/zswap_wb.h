@@ -21,7 +21,7 @@ enum zswb_stat_item {
 	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
 	ZSWB_RACED,		/* claimed by a swapin, put back on the LRU */
 	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, put back on the LRU */
-	ZSWB_FALLBACKS,		/* allocated on the LRU because the policy was off */
+	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
 	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU after the write */
 	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
 	ZSWB_REQUEUED,		/* ended before its issue was recorded, retried */

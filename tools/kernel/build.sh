@@ -86,6 +86,7 @@ mkdir -p "$ZSWB_OBJ"
 echo "kernel source: Debian $ZSWB_SRCPKG $ZSWB_SRCVER"
 extract
 apply_patches
+[ -n "${ZSWB_BUILD_ONLY_SOURCE:-}" ] && exit 0
 configure
 
 export CCACHE_DIR=${CCACHE_DIR:-$ZSWB_CACHE/ccache}

@@ -22,8 +22,9 @@ cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$ZSWB_TOP/tools/vm/init" "$root/init"
 cp -a "$ZSWB_MODINST/lib/modules/$KREL" "$root/lib/modules/"
 rm -f "$root/lib/modules/$KREL/build" "$root/lib/modules/$KREL/source"
-mkdir -p "$root/lib/modules/$KREL/updates"
-cp "$KO" "$root/lib/modules/$KREL/updates/"
+kodir=$root/lib/modules/$KREL/${ZSWB_KO_DIR:-updates}
+mkdir -p "$kodir" "$root/lib/modules/$KREL/updates"
+cp "$KO" "$kodir/"
 for extra in "$ZSWB_TOP"/selftests/zswap_wb/modules/*.ko; do
 	[ -f "$extra" ] && cp "$extra" "$root/lib/modules/$KREL/updates/"
 done
@@ -40,6 +41,8 @@ cp "$bin"/* "$ZSWB_TOP/tools/zswbctl/zswbctl" "$root/usr/bin/"
 cp -r "$ZSWB_TOP"/selftests/zswap_wb/. "$root/selftests/"
 rm -rf "$root/selftests/modules" "$root"/selftests/*.c
 cp "$ZSWB_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/"
+cp "$ZSWB_TOP/Documentation/zswap_wb.rst" "$root/selftests/"
+mkdir -p "$root/bench" && cp "$ZSWB_TOP"/tools/bench/guest/*.sh "$root/bench/"
 echo "$KREL" > "$root/etc/zswb-kernelrelease"
 
 out=$ZSWB_OBJ/zswb-initramfs.cpio.gz

@@ -19,7 +19,11 @@
 #   --accel A        auto (default: probe KVM, fall back to TCG), kvm or tcg
 #   --log FILE       also write the console to FILE
 #   --disk-mib N     size of each swap disk (default 1024)
-# Environment: ZSWB_ACCEL overrides --accel; ZSWB_QEMU_EXTRA adds QEMU args.
+# Environment: ZSWB_ACCEL overrides --accel; ZSWB_QEMU_EXTRA adds QEMU args;
+# ZSWB_TCG_THREAD=multi asks for multi-threaded TCG. It is not the default:
+# under it, a vCPU can run a stale translation of kernel text that another
+# vCPU patched with text_poke_bp() (static keys flipped under load), and the
+# guest dies on an "Oops: int3" that single-threaded TCG and KVM never show.
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 
@@ -80,7 +84,7 @@ boot() {
 	if [ "$acc" = kvm ]; then
 		accargs="-accel kvm -cpu host"
 	else
-		accargs="-accel tcg,thread=multi -cpu max"
+		accargs="-accel tcg,thread=${ZSWB_TCG_THREAD:-single} -cpu max"
 	fi
 	truncate -s "${disk_mib}M" "$work/vda.img" "$work/nvme.img"
 	if [ ! -f "$work/fs.img" ]; then
@@ -89,13 +93,13 @@ boot() {
 	fi
 	set +e
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2 \
+	timeout -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
 		-object memory-backend-ram,id=m0,size=${half}M \
 		-object memory-backend-ram,id=m1,size=$((mem - half))M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 \
 		-numa node,nodeid=1,cpus=1,memdev=m1 \
 		-kernel "$kernel" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=4 $append" \
+		-append "console=ttyS0 panic=-1 loglevel=5 $append" \
 		-drive file="$work/vda.img",if=none,id=d0,format=raw,cache=unsafe \
 		-device virtio-blk-pci,drive=d0 \
 		-drive file="$work/fs.img",if=none,id=d1,format=raw,cache=unsafe \

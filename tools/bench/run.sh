@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmarks: each boots the VM once, runs baseline and policy alternated
+# for several iterations, prints a table of medians and writes
+# bench-results/NAME.json.
+#
+#   tools/bench/run.sh [NAME...]      default: every benchmark
+#
+# prompt-free: the module loaded with sync_free/async_free off vs on, on
+#   async disk swap, sync zram swap and a swap file (3 iterations each).
+# Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
+# ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the workload).
+set -eu
+. "$(dirname "$0")/../kernel/common.sh"
+cd "$ZSWB_TOP"
+ALL="prompt-free"
+names=${*:-$ALL}
+iter=${ZSWB_BENCH_ITER:-3}
+mkdir -p bench-results
+env_args="ZSWB_BENCH_SIZE=${ZSWB_BENCH_SIZE:-300} ZSWB_BENCH_CG_MAX=${ZSWB_BENCH_CG_MAX:-100M} ZSWB_BENCH_PASSES=${ZSWB_BENCH_PASSES:-2}"
+
+# derive LOG JSON: add the figures the issue asks for, then report.
+prompt_free() {
+	local log=bench-results/prompt-free.log
+	bash tools/vm/run.sh --timeout 3600 --cmd "$env_args /bench/prompt_free.sh $iter disk zram file" | tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# Rename the swap kinds as the JSON wants them; add the derived figures.
+	awk '$1 == "RESULT" {
+		sub(/^disk$/, "async", $2); sub(/^zram$/, "sync", $2)
+		for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		bypass = v["pswpout"] - v["zswpwb"]
+		pct = v["zswpwb"] ? 100.0 * v["freed"] / v["zswpwb"] : 0
+		printf "%s bypassed_zswap=%d freed_prompt_pct=%.3f\n", $0, bypass, pct
+		next } { print }' "$log" > "$log.derived"
+	python3 tools/bench/report.py prompt-free "$log.derived" bench-results/prompt-free.json
+}
+
+for n in $names; do
+	case "$n" in
+	prompt-free) prompt_free ;;
+	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL)" ;;
+	esac
+done
