@@ -51,6 +51,7 @@ static const struct zswap_wb_ops zswb_ops = {
 	.writeback_prepare	= zswb_writeback_prepare,
 	.writeback_issued	= zswb_writeback_issued,
 	.writeback_end		= zswb_writeback_end,
+	.shrink_memcg		= zswb_shrink_memcg,
 	.name			= KBUILD_MODNAME,
 	.owner			= THIS_MODULE,
 };
@@ -93,10 +94,16 @@ static int __init zswb_init(void)
 		goto err_stats;
 	}
 	WRITE_ONCE(zswb_is_registered, true);
-	ret = zswb_prompt_free_init();
+	ret = zswb_shrinker_init();
 	if (ret)
 		goto err_unregister;
+	ret = zswb_prompt_free_init();
+	if (ret)
+		goto err_shrinker;
 	return 0;
+
+err_shrinker:
+	zswb_shrinker_exit();
 
 err_unregister:
 	WRITE_ONCE(zswb_is_registered, false);
@@ -110,6 +117,7 @@ static void __exit zswb_exit(void)
 {
 	/* Turn the policies off and wait for every folio in flight. */
 	zswb_prompt_free_exit();
+	zswb_shrinker_exit();
 	WRITE_ONCE(zswb_is_registered, false);
 	zswap_wb_unregister(&zswb_ops);
 	zswb_stats_exit();

@@ -11,7 +11,9 @@
 
 #include <linux/debugfs.h>
 #include <linux/log2.h>
+#include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "zswap_wb.h"
@@ -24,6 +26,10 @@ atomic_long_t zswb_queue_depth_max;
 /* Marked off-LRU folios whose write is not yet resolved (freed or put back). */
 atomic_long_t zswb_inflight;
 atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
+/* Entries shrink_memcg() scanned on each node (nr_node_ids long). */
+atomic_long_t *zswb_node_scanned;
+/* Entries shrink_memcg() wrote back from each node (nr_node_ids long). */
+atomic_long_t *zswb_node_written;
 
 static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
 	[ZSWB_WRITTEN_BACK]	= "written_back",
@@ -35,6 +41,11 @@ static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
 	[ZSWB_MARK_FAILED]	= "mark_failed",
 	[ZSWB_WORK_RUNS]	= "work_runs",
 	[ZSWB_REQUEUED]		= "requeued",
+	[ZSWB_SHRINK_CALLS_WORKER] = "shrink_calls_worker",
+	[ZSWB_SHRINK_CALLS_STORE] = "shrink_calls_store",
+	[ZSWB_SHRINK_ENOENT]	= "shrink_enoent",
+	[ZSWB_SHRINK_EAGAIN]	= "shrink_eagain",
+	[ZSWB_STORE_REJECTS]	= "store_rejects",
 };
 
 static struct dentry *zswb_debugfs_root;
@@ -81,6 +92,10 @@ static int zswb_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "free_latency_p50_us %lu\n", zswb_latency_pct(50));
 	seq_printf(m, "free_latency_p99_us %lu\n", zswb_latency_pct(99));
 	seq_printf(m, "free_latency_max_us %lu\n", zswb_latency_pct(100));
+	for_each_node(i)
+		seq_printf(m, "shrink_scanned_node%d %ld\nshrink_written_node%d %ld\n",
+			   i, atomic_long_read(&zswb_node_scanned[i]),
+			   i, atomic_long_read(&zswb_node_written[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_stats);
@@ -119,6 +134,10 @@ static ssize_t zswb_reset_write(struct file *file, const char __user *buf,
 		atomic_long_set(&zswb_stats[i], 0);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		atomic_long_set(&zswb_free_latency[i], 0);
+	for_each_node(i) {
+		atomic_long_set(&zswb_node_scanned[i], 0);
+		atomic_long_set(&zswb_node_written[i], 0);
+	}
 	atomic_long_set(&zswb_queue_depth_max, atomic_long_read(&zswb_queue_depth));
 	return len;
 }
@@ -132,8 +151,16 @@ static const struct file_operations zswb_reset_fops = {
 
 int zswb_stats_init(void)
 {
+	char name[32];
 	int i;
 
+	zswb_node_scanned = kcalloc(nr_node_ids, sizeof(*zswb_node_scanned), GFP_KERNEL);
+	zswb_node_written = kcalloc(nr_node_ids, sizeof(*zswb_node_written), GFP_KERNEL);
+	if (!zswb_node_scanned || !zswb_node_written) {
+		kfree(zswb_node_scanned);
+		kfree(zswb_node_written);
+		return -ENOMEM;
+	}
 	zswb_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	for (i = 0; i < NR_ZSWB_STATS; i++)
 		debugfs_create_file_unsafe(zswb_stat_names[i], 0400,
@@ -145,6 +172,14 @@ int zswb_stats_init(void)
 				   &zswb_queue_depth_max, &zswb_counter_fops);
 	debugfs_create_file_unsafe("inflight", 0400, zswb_debugfs_root,
 				   &zswb_inflight, &zswb_counter_fops);
+	for_each_node(i) {
+		snprintf(name, sizeof(name), "shrink_scanned_node%d", i);
+		debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
+					   &zswb_node_scanned[i], &zswb_counter_fops);
+		snprintf(name, sizeof(name), "shrink_written_node%d", i);
+		debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
+					   &zswb_node_written[i], &zswb_counter_fops);
+	}
 	debugfs_create_file("stats", 0400, zswb_debugfs_root, NULL,
 			    &zswb_stats_fops);
 	debugfs_create_file("free_latency_us", 0400, zswb_debugfs_root, NULL,
@@ -157,4 +192,6 @@ int zswb_stats_init(void)
 void zswb_stats_exit(void)
 {
 	debugfs_remove_recursive(zswb_debugfs_root);
+	kfree(zswb_node_scanned);
+	kfree(zswb_node_written);
 }

@@ -25,6 +25,11 @@ enum zswb_stat_item {
 	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU after the write */
 	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
 	ZSWB_REQUEUED,		/* ended before its issue was recorded, retried */
+	ZSWB_SHRINK_CALLS_WORKER, /* shrink_memcg() calls from shrink_worker() */
+	ZSWB_SHRINK_CALLS_STORE, /* shrink_memcg() calls from zswap_store() */
+	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
+	ZSWB_SHRINK_EAGAIN,	/* calls that scanned but wrote nothing back (-EAGAIN) */
+	ZSWB_STORE_REJECTS,	/* zswap_store() calls rejected because shrinking failed */
 	NR_ZSWB_STATS,
 };
 
@@ -40,6 +45,10 @@ extern atomic_long_t zswb_queue_depth;
 extern atomic_long_t zswb_queue_depth_max;
 extern atomic_long_t zswb_inflight;
 
+/* Entries scanned and written back by shrink_memcg(), per node. */
+extern atomic_long_t *zswb_node_scanned;
+extern atomic_long_t *zswb_node_written;
+
 /* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
 #define ZSWB_LAT_BUCKETS 24
 extern atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
@@ -53,6 +62,12 @@ bool zswb_registered(void);
 /* stats.c */
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
+
+/* shrinker.c: the shrink_policy and shrink_batch parameters */
+int zswb_shrinker_init(void);
+void zswb_shrinker_exit(void);
+int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
+		      int folio_nid);
 
 /* prompt_free.c: the sync_free and async_free policies */
 int zswb_prompt_free_init(void);

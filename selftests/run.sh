@@ -49,7 +49,7 @@ suite_checkpatch() {
 		fi
 	done
 	n=$((n + 1))
-	if perl "$cp" --strict --no-tree -q -f module/*.c module/*.h selftests/zswap_wb/modules/*.c > "$out/cpf.log" 2>&1; then
+	if perl "$cp" --strict --no-tree -q -f $(git ls-files "module/*.[ch]" "selftests/zswap_wb/modules/*.c") > "$out/cpf.log" 2>&1; then
 		echo "ok $n checkpatch --strict -f on the module sources"
 	else
 		sed 's/^/# /' "$out/cpf.log"; echo "not ok $n checkpatch --strict -f on the module sources"

@@ -12,6 +12,8 @@
  * Run it inside a memcg whose memory.max is below SIZE to make it swap.
  * --hold SECONDS keeps the memory mapped after the passes (for tests that
  * act while the data is swapped out), then verifies it once more.
+ * --random SECONDS then writes random pages for that long, verifying each
+ * against the generation it last wrote there (a stress-ng rand-set).
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -62,6 +64,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	unsigned long mb = 64, passes = 3, hold = 0, npages, pg, pass;
+	unsigned long rnd = 0, touched = 0;
+	unsigned char *pgen = NULL;
+	uint64_t state = 0x243f6a8885a308d3ULL;
 	unsigned long long mismatches = 0;
 	int read_only = 0, c;
 	uint64_t gen = 0;
@@ -72,17 +77,19 @@ int main(int argc, char **argv)
 		{ "passes", required_argument, NULL, 'p' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "read-only", no_argument, NULL, 'r' },
+		{ "random", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "s:p:H:r", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:H:rR:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': mb = strtoul(optarg, NULL, 0); break;
 		case 'p': passes = strtoul(optarg, NULL, 0); break;
 		case 'H': hold = strtoul(optarg, NULL, 0); break;
 		case 'r': read_only = 1; break;
+		case 'R': rnd = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only]\n");
+			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S]\n");
 			return 64;
 		}
 	}
@@ -112,12 +119,38 @@ int main(int argc, char **argv)
 		if (!read_only)
 			gen++;
 	}
+	if (rnd) {
+		double end = now() + rnd;
+
+		pgen = calloc(npages, 1);
+		if (!pgen) {
+			perror("thrash: calloc");
+			return 2;
+		}
+		while (now() < end) {
+			int i;
+
+			for (i = 0; i < 256; i++) {
+				uint64_t *p;
+
+				state = mix(state);
+				pg = state % npages;
+				p = (uint64_t *)(mem + pg * PAGE);
+				mismatches += page_io(p, pg, gen + pgen[pg], 1) != 0;
+				pgen[pg]++;
+				page_io(p, pg, gen + pgen[pg], 0);
+				touched++;
+			}
+		}
+		printf("random writes %lu\n", touched);
+	}
 	if (hold) {
 		printf("filled\n");
 		fflush(stdout);
 		sleep(hold);
 		for (pg = 0; pg < npages; pg++)
-			mismatches += page_io((uint64_t *)(mem + pg * PAGE), pg, gen, 1) != 0;
+			mismatches += page_io((uint64_t *)(mem + pg * PAGE), pg,
+					      gen + (pgen ? pgen[pg] : 0), 1) != 0;
 	}
 	printf("pages %lu mismatches %llu seconds %.2f\n", npages, mismatches, now() - t0);
 	return mismatches ? 1 : 0;

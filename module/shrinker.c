@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batched per-node zswap shrinking (parameters shrink_policy, shrink_batch).
+ *
+ * Stock shrink_memcg() writes back at most one entry per node per call, so
+ * shrink_worker() (global pool limit) and zswap_store() (memory.zswap.max)
+ * call it again and again and fall behind, and stores get rejected. The
+ * batched walk of "mm/zswap: Support batch writeback in shrink_memcg()"
+ * fixes that, and its review debated how to spread a batch over nodes.
+ * Each answer is a policy here:
+ *
+ * - stock: one entry per node, in node order, as the kernel does;
+ * - carry: one budget of shrink_batch, carried from node to node in node
+ *   order, stopping when it is spent (the v3 patch);
+ * - split: shrink_batch divided among the nodes with memory, at least one
+ *   each (the reply that erred on the side of the batch size);
+ * - per_node: the whole batch on every node, nothing carried (the last
+ *   reply of the review);
+ * - local_first: carry, but zswap_store() starts at the node of the folio
+ *   being stored, which is the one under pressure (the fairness reply).
+ *
+ * Whatever the policy, a node's walk is capped at its LRU length by
+ * zswap_shrink_node(), so each entry is scanned at most once per call.
+ *
+ * The shrink point is armed while the module is loaded, so that stock is
+ * counted the same way as the other policies; stock walks exactly as the
+ * kernel does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "zswap_wb.h"
+
+enum zswb_shrink_policy {
+	ZSWB_SHRINK_STOCK,
+	ZSWB_SHRINK_CARRY,
+	ZSWB_SHRINK_SPLIT,
+	ZSWB_SHRINK_PER_NODE,
+	ZSWB_SHRINK_LOCAL_FIRST,
+};
+
+static const char * const zswb_shrink_policy_names[] = {
+	[ZSWB_SHRINK_STOCK]		= "stock",
+	[ZSWB_SHRINK_CARRY]		= "carry",
+	[ZSWB_SHRINK_SPLIT]		= "split",
+	[ZSWB_SHRINK_PER_NODE]		= "per_node",
+	[ZSWB_SHRINK_LOCAL_FIRST]	= "local_first",
+};
+
+/* How shrink_memcg() spreads its batch over the nodes. Default stock. */
+static int shrink_policy __read_mostly = ZSWB_SHRINK_STOCK;
+/* Entries one shrink_memcg() call may scan, 1..1024. Default 32. */
+static unsigned int shrink_batch __read_mostly = 32;
+
+/* Walk one node with a budget, and count what it did. */
+static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
+			       unsigned long budget, unsigned long *scanned)
+{
+	unsigned long left = budget, written;
+
+	written = zswap_shrink_node(memcg, nid, &left);
+	/* zswap_shrink_node() capped the budget at the LRU length, then spent it. */
+	*scanned = budget - left;
+	atomic_long_add(*scanned, &zswb_node_scanned[nid]);
+	atomic_long_add(written, &zswb_node_written[nid]);
+	return written;
+}
+
+/* zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched. */
+int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
+		      int folio_nid)
+{
+	int policy = READ_ONCE(shrink_policy);
+	unsigned long batch = READ_ONCE(shrink_batch);
+	unsigned long remaining = batch, scanned = 0, written = 0, s;
+	int i, nid, first = 0, ret;
+
+	zswb_count(caller == ZSWAP_SHRINK_STORE ? ZSWB_SHRINK_CALLS_STORE :
+						  ZSWB_SHRINK_CALLS_WORKER);
+	if (policy == ZSWB_SHRINK_LOCAL_FIRST && folio_nid != NUMA_NO_NODE)
+		first = folio_nid;
+	if (policy == ZSWB_SHRINK_SPLIT)
+		batch = max(1UL, batch / num_node_state(N_NORMAL_MEMORY));
+
+	for (i = 0; i < nr_node_ids; i++) {
+		unsigned long budget;
+
+		nid = (first + i) % nr_node_ids;
+		if (!node_state(nid, N_NORMAL_MEMORY))
+			continue;
+		switch (policy) {
+		case ZSWB_SHRINK_STOCK:
+			budget = 1;
+			break;
+		case ZSWB_SHRINK_CARRY:
+		case ZSWB_SHRINK_LOCAL_FIRST:
+			budget = remaining;
+			break;
+		default:	/* split, per_node */
+			budget = batch;
+			break;
+		}
+		written += zswb_walk(memcg, nid, budget, &s);
+		scanned += s;
+		if (policy == ZSWB_SHRINK_CARRY || policy == ZSWB_SHRINK_LOCAL_FIRST) {
+			remaining -= s;
+			if (!remaining)
+				break;
+		}
+	}
+
+	ret = !scanned ? -ENOENT : written ? 0 : -EAGAIN;
+	if (ret == -ENOENT)
+		zswb_count(ZSWB_SHRINK_ENOENT);
+	else if (ret == -EAGAIN)
+		zswb_count(ZSWB_SHRINK_EAGAIN);
+	/* zswap_store() rejects the folio when shrink_memcg() fails. */
+	if (ret && caller == ZSWAP_SHRINK_STORE)
+		zswb_count(ZSWB_STORE_REJECTS);
+	return ret;
+}
+
+static int zswb_policy_set(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strcspn(val, "\n");
+	int i;
+
+	if (!val[len] || !val[len + 1]) {
+		for (i = 0; i < ARRAY_SIZE(zswb_shrink_policy_names); i++) {
+			if (strlen(zswb_shrink_policy_names[i]) == len &&
+			    !strncmp(val, zswb_shrink_policy_names[i], len)) {
+				WRITE_ONCE(shrink_policy, i);
+				return 0;
+			}
+		}
+	}
+	pr_err("shrink_policy: '%.*s' is not one of stock, carry, split, per_node, local_first\n",
+	       (int)len, val);
+	return -EINVAL;
+}
+
+static int zswb_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", zswb_shrink_policy_names[READ_ONCE(shrink_policy)]);
+}
+
+static const struct kernel_param_ops zswb_policy_ops = {
+	.set = zswb_policy_set,
+	.get = zswb_policy_get,
+};
+
+/*
+ * How shrink_memcg() spreads its batch over the nodes: stock, carry, split,
+ * per_node or local_first. Default stock.
+ */
+module_param_cb(shrink_policy, &zswb_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(shrink_policy, "zswap shrink batch over nodes: stock, carry, split, per_node, local_first (default stock)");
+
+static int zswb_batch_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint_minmax(val, kp, 1, 1024);
+
+	if (ret)
+		pr_err("shrink_batch: '%.*s' is not an integer from 1 to 1024\n",
+		       (int)strcspn(val, "\n"), val);
+	return ret;
+}
+
+static const struct kernel_param_ops zswb_batch_ops = {
+	.set = zswb_batch_set,
+	.get = param_get_uint,
+};
+
+/* Entries one shrink_memcg() call may scan, 1..1024. Default 32. */
+module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
+MODULE_PARM_DESC(shrink_batch, "zswap entries one shrink_memcg() call may scan, 1..1024 (default 32)");
+
+int zswb_shrinker_init(void)
+{
+	return zswb_arm(ZSWAP_WB_SHRINK, true);
+}
+
+void zswb_shrinker_exit(void)
+{
+	zswb_arm(ZSWAP_WB_SHRINK, false);
+}

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shrinker benchmark, run in the VM by tools/bench/run.sh:
+#   shrinker.sh ITERATIONS CASE...     CASE: case1, case2a, case2b
+# Each case runs once per policy in every iteration, the policy order
+# rotating between iterations, on fresh swap and a fresh memcg. The seed's
+# test cases, scaled to a 2 GiB VM:
+#   case1   pool limit (max_pool_percent=1, shrinker off, accept 50%):
+#           100 MiB pushed into zswap by memory.reclaim, then one page
+#           every 2 ms pushed out for DURATION seconds
+#   case2a  pool limit (max_pool_percent=1): 4 random writers over
+#           4 x 64 MiB in a 128M memcg for DURATION seconds
+#   case2b  memory.zswap.max=32M (max_pool_percent=50): the same writers
+# One "RESULT case policy iteration key=value..." line per run.
+. /selftests/lib.sh
+iters=${1:-3}
+shift
+DURATION=${ZSWB_BENCH_DURATION:-20}
+POLICIES="stock carry split per_node local_first"
+P=/sys/module/zswap/parameters
+
+modprobe zswap_wb || exit 1
+
+zs() { cat /sys/kernel/debug/zswap/"$1"; }
+
+one_run() {
+	case=$1 pol=$2 it=$3
+	swap_on disk 1500 || return 1
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	zswap_on
+	echo 50 > $P/accept_threshold_percent
+	set_param shrink_policy "$pol"
+	cg_new bench max
+	case $case in
+	case1)
+		echo N > $P/shrinker_enabled
+		echo 1 > $P/max_pool_percent ;;
+	case2a)
+		echo 1 > $P/max_pool_percent
+		echo 128M > $CG_ROOT/bench/memory.max ;;
+	case2b)
+		echo 50 > $P/max_pool_percent
+		echo 128M > $CG_ROOT/bench/memory.max
+		echo 32M > $CG_ROOT/bench/memory.zswap.max ;;
+	esac
+	echo 1 > $ZSWB_DEBUGFS/reset
+	for k in zswpwb zswpout zswpin pswpout pswpin; do
+		eval "a_$k=$(vmstat $k)"
+	done
+	a_plh=$(zs pool_limit_hit)
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if [ $case = case1 ]; then
+		cg_run bench thrash --size 100 --passes 0 --hold $((DURATION + 15)) > /tmp/fill.out 2>&1 &
+		fill=$!
+		while ! grep -q filled /tmp/fill.out; do sleep 0.2; done
+		echo 100M > $CG_ROOT/bench/memory.reclaim 2>/dev/null
+		cg_run bench trickle "$DURATION" 2000 $CG_ROOT/bench/memory.reclaim > /tmp/out 2>&1
+		kill $fill 2>/dev/null
+		wait $fill 2>/dev/null
+	else
+		i=0
+		while [ $i -lt 4 ]; do
+			cg_run bench thrash --size 64 --passes 0 --random "$DURATION" > /tmp/out.$i 2>&1 &
+			i=$((i + 1))
+		done
+		wait
+		grep -h mismatches /tmp/out.* | grep -v "mismatches 0" | sed 's/^/# thrash: /'
+	fi
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	w0=$(wbstat shrink_written_node0) w1=$(wbstat shrink_written_node1)
+	line="RESULT $case $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="$line shrink_calls=$(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))"
+	line="$line shrink_calls_worker=$(wbstat shrink_calls_worker) shrink_calls_store=$(wbstat shrink_calls_store)"
+	wb=$(( $(vmstat zswpwb) - a_zswpwb ))
+	zo=$(( $(vmstat zswpout) - a_zswpout ))
+	po=$(( $(vmstat pswpout) - a_pswpout ))
+	rej=$((po - wb))
+	line="$line written_back=$wb zswpout=$zo pswpout=$po pswpin=$(( $(vmstat pswpin) - a_pswpin ))"
+	line="$line store_rejects=$rej reject_rate_pct=$(awk -v r=$rej -v s=$zo 'BEGIN { printf "%.2f", r + s ? 100 * r / (r + s) : 0 }')"
+	line="$line pool_limit_hit=$(( $(zs pool_limit_hit) - a_plh )) shrink_store_rejects=$(wbstat store_rejects)"
+	line="$line node0_written=$w0 node1_written=$w1"
+	line="$line node_share_pct=$(awk -v a=$w0 -v b=$w1 'BEGIN { m = a < b ? a : b; printf "%.1f", a + b ? 100 * m / (a + b) : 0 }')"
+	echo "$line"
+	cg_del bench
+	echo 20 > $P/max_pool_percent
+	echo 90 > $P/accept_threshold_percent
+	echo Y > $P/shrinker_enabled
+	set_param shrink_policy stock
+	swap_off
+}
+
+for case in "$@"; do
+	i=0
+	while [ $i -lt "$iters" ]; do
+		# Rotate the order so that no policy always runs first.
+		order=$(echo $POLICIES | awk -v r=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }')
+		for pol in $order; do
+			one_run "$case" "$pol" $i
+		done
+		i=$((i + 1))
+	done
+done
