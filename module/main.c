@@ -52,6 +52,7 @@ static const struct zswap_wb_ops zswb_ops = {
 	.writeback_issued	= zswb_writeback_issued,
 	.writeback_end		= zswb_writeback_end,
 	.shrink_memcg		= zswb_shrink_memcg,
+	.readahead_skip		= zswb_readahead_skip,
 	.name			= KBUILD_MODNAME,
 	.owner			= THIS_MODULE,
 };
@@ -100,7 +101,13 @@ static int __init zswb_init(void)
 	ret = zswb_prompt_free_init();
 	if (ret)
 		goto err_shrinker;
+	ret = zswb_readahead_init();
+	if (ret)
+		goto err_prompt_free;
 	return 0;
+
+err_prompt_free:
+	zswb_prompt_free_exit();
 
 err_shrinker:
 	zswb_shrinker_exit();

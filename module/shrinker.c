@@ -63,7 +63,6 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 	unsigned long left = budget, written;
 
 	written = zswap_shrink_node(memcg, nid, &left);
-	/* zswap_shrink_node() capped the budget at the LRU length, then spent it. */
 	*scanned = budget - left;
 	atomic_long_add(*scanned, &zswb_node_scanned[nid]);
 	atomic_long_add(written, &zswb_node_written[nid]);

@@ -46,6 +46,10 @@ static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
 	[ZSWB_SHRINK_ENOENT]	= "shrink_enoent",
 	[ZSWB_SHRINK_EAGAIN]	= "shrink_eagain",
 	[ZSWB_STORE_REJECTS]	= "store_rejects",
+	[ZSWB_RA_FAULTS_ALONE]	= "ra_faults_alone",
+	[ZSWB_RA_WINDOWS_SHRUNK] = "ra_windows_shrunk",
+	[ZSWB_RA_ZSWAP_SLOTS_SKIPPED] = "ra_zswap_slots_skipped",
+	[ZSWB_RA_DISK_SLOTS]	= "ra_disk_slots",
 };
 
 static struct dentry *zswb_debugfs_root;

@@ -30,6 +30,10 @@ enum zswb_stat_item {
 	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
 	ZSWB_SHRINK_EAGAIN,	/* calls that scanned but wrote nothing back (-EAGAIN) */
 	ZSWB_STORE_REJECTS,	/* zswap_store() calls rejected because shrinking failed */
+	ZSWB_RA_FAULTS_ALONE,	/* faults on a zswap entry read alone (skip_fault) */
+	ZSWB_RA_WINDOWS_SHRUNK,	/* readahead windows the policy made smaller */
+	ZSWB_RA_ZSWAP_SLOTS_SKIPPED, /* neighbour slots left out because they were in zswap */
+	ZSWB_RA_DISK_SLOTS,	/* neighbour slots on disk left in the window */
 	NR_ZSWB_STATS,
 };
 
@@ -68,6 +72,10 @@ int zswb_shrinker_init(void);
 void zswb_shrinker_exit(void);
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid);
+
+/* readahead.c: the readahead_policy parameter */
+int zswb_readahead_init(void);
+bool zswb_readahead_skip(swp_entry_t entry, bool fault);
 
 /* prompt_free.c: the sync_free and async_free policies */
 int zswb_prompt_free_init(void);

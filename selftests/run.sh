@@ -12,7 +12,7 @@ set -u
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings checkpatch zswbctl patch-versions dkms vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors"
+ALL="build-warnings checkpatch zswbctl patch-versions dkms vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -69,7 +69,8 @@ suite_dkms() { bash selftests/dkms_test.sh; }
 
 vm_group() {
 	local log=$out/vm-$1.log
-	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --cmd "/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
+	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --mem "${ZSWB_VM_MEM:-2048}" \
+		--append "${ZSWB_VM_APPEND:-}" --cmd "/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
 	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"
@@ -86,6 +87,8 @@ suite_vm_prompt_disk() { vm_group prompt disk; }
 suite_vm_prompt_nvme() { vm_group prompt nvme; }
 suite_vm_prompt_file() { vm_group prompt file; }
 suite_vm_write_errors() { vm_group write-errors; }
+suite_vm_shrink() { vm_group shrink; }
+suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
 pass=0 fail=0 skip=0 n=0
 echo "TAP version 13"

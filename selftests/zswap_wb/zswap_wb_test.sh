@@ -9,6 +9,8 @@
 #   basic           module load/unload, parameters, registration, stock run
 #   prompt KIND     sync_free/async_free on KIND = zram, disk, nvme or file
 #   write-errors    failed swap writes with async_free on (fail_make_request)
+#   shrink          shrink policies on 2 NUMA nodes
+#   nomemcg         the global shrinker, booted with cgroup_disable=memory
 #   dkms            the DKMS-installed module loads
 #   one FUNC [ARG]  one test function, for debugging
 cd "$(dirname "$0")"
@@ -97,6 +99,20 @@ test_invalid_writes() {
 		set_param $p 0
 	done
 	dmesg | grep -q "is not a boolean" || { msg "no log line explains the refusal"; rc=1; }
+	for v in 0 1025 -1 abc 32x " 32 " 4294967328; do
+		invalid_write shrink_batch "$v" || rc=1
+	done
+	for v in 1 1024 64; do
+		set_param shrink_batch $v && [ "$(cat $ZSWB_PARAMS/shrink_batch)" = $v ] || { msg "shrink_batch=$v not taken"; rc=1; }
+	done
+	set_param shrink_batch 32
+	for v in Stock carry2 " carry" per-node 1; do
+		invalid_write shrink_policy "$v" || rc=1
+	done
+	for v in carry split per_node local_first stock; do
+		set_param shrink_policy $v && [ "$(cat $ZSWB_PARAMS/shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
+	done
+	dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
 	return $rc
 }
 
@@ -287,6 +303,153 @@ test_prompt_with_reclaim_writes() {
 	check "the backend freed only zswap's folios" "[ $((freed + $(wbstat raced))) -eq $(delta zswpwb) ]"
 }
 
+# shrink_setup CASE: zswap limits for the shrinker tests, shrinker off so
+# that every writeback comes from shrink_memcg(). pool: max_pool_percent=1
+# (shrink_worker); zswap_max: memory.zswap.max=32M (zswap_store()).
+shrink_setup() {
+	zswap_on
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	echo 50 > /sys/module/zswap/parameters/accept_threshold_percent
+	swap_on disk 1500 || return 1
+	cg_new shrink 128M
+	if [ "$1" = pool ]; then
+		echo 1 > /sys/module/zswap/parameters/max_pool_percent
+	else
+		echo 50 > /sys/module/zswap/parameters/max_pool_percent
+		echo 32M > $CG_ROOT/shrink/memory.zswap.max
+	fi
+}
+
+shrink_teardown() {
+	cg_del shrink
+	swap_off
+	echo 20 > /sys/module/zswap/parameters/max_pool_percent
+	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	set_param shrink_policy stock
+	set_param shrink_batch 32
+}
+
+# shrink_load SECONDS: random writers, two on each node's CPU; fails on a
+# checksum mismatch.
+shrink_load() {
+	for w in 1 2 3 4; do
+		cg_run shrink taskset -c $((w % 2)) thrash --size 64 --passes 0 --random "$1" > /tmp/out.$w 2>&1 &
+	done
+	wait
+	if grep -h mismatches /tmp/out.* | grep -qv "mismatches 0"; then
+		msg "$(cat /tmp/out.* | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+written_nodes() {
+	echo $(( $(wbstat shrink_written_node0) + $(wbstat shrink_written_node1) ))
+}
+
+calls() {
+	echo $(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))
+}
+
+test_shrink_both_nodes() {
+	need_module || return 1
+	rc=0
+	for pol in stock carry split per_node local_first; do
+		shrink_setup pool || return 1
+		set_param shrink_policy $pol
+		echo 1 > $ZSWB_DEBUGFS/reset
+		shrink_load 8 || rc=1
+		msg "$pol: node0 written $(wbstat shrink_written_node0) node1 written $(wbstat shrink_written_node1), calls $(calls)"
+		[ "$(wbstat shrink_written_node0)" -gt 0 ] && [ "$(wbstat shrink_written_node1)" -gt 0 ] ||
+			{ msg "FAILED: $pol did not write back from both nodes"; rc=1; }
+		shrink_teardown
+	done
+	return $rc
+}
+
+# against_stock CASE POLICY: the policy writes back more in fewer calls.
+shrink_against_stock() {
+	for pol in stock $2; do
+		shrink_setup "$1" || return 1
+		set_param shrink_policy $pol
+		echo 1 > $ZSWB_DEBUGFS/reset
+		shrink_load 10 || { shrink_teardown; return 1; }
+		eval "w_$pol=$(written_nodes) c_$pol=$(calls)"
+		msg "$1 $pol: written back $(written_nodes) in $(calls) shrink_memcg() calls"
+		shrink_teardown
+	done
+	eval "wp=\$w_$2 cp=\$c_$2"
+	check "$2 writes back more than stock" "[ $wp -gt $w_stock ]" &&
+	check "$2 calls shrink_memcg() less than stock" "[ $cp -lt $c_stock ]"
+}
+
+test_shrink_pool_limit() {
+	need_module || return 1
+	shrink_against_stock pool per_node
+}
+
+test_shrink_zswap_max() {
+	need_module || return 1
+	shrink_against_stock zswap_max per_node
+}
+
+test_shrink_switch_under_load() {
+	need_module || return 1
+	shrink_setup zswap_max || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	shrink_load 15 &
+	load=$!
+	n=0 bad=0
+	while kill -0 $load 2>/dev/null; do
+		for pol in carry split per_node local_first stock; do
+			set_param shrink_policy $pol || bad=1
+			set_param shrink_batch $(( (n * 37) % 1024 + 1 )) || bad=1
+			n=$((n + 1))
+			sleep 0.05
+		done
+	done
+	wait $load
+	lrc=$?
+	msg "$n switches; $(calls) calls, $(written_nodes) written back"
+	shrink_teardown
+	check "every switch accepted" "[ $bad -eq 0 ]" &&
+	check "checksums hold" "[ $lrc -eq 0 ]" &&
+	check "shrinking went on" "[ $(written_nodes) -gt 0 ]"
+}
+
+# Booted with cgroup_disable=memory: the global shrinker still writes back
+# (mm/zswap: Fix global shrinker when memory cgroup is disabled), with the
+# module unloaded and with a batched policy.
+test_nomemcg_global_shrinker() {
+	grep -q "cgroup_disable=memory" /proc/cmdline || { msg "not booted with cgroup_disable=memory"; return 4; }
+	rc=0
+	zswap_on
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	echo 5 > /sys/module/zswap/parameters/max_pool_percent
+	swap_on disk 1500 || return 1
+	for mode in unloaded carry; do
+		if [ $mode = unloaded ]; then
+			rmmod zswap_wb 2>/dev/null
+		else
+			need_module || return 1
+			set_param shrink_policy $mode
+		fi
+		wb0=$(vmstat zswpwb)
+		thrash --size 640 --passes 1 > /tmp/thrash.out 2>&1 || { msg "$(cat /tmp/thrash.out)"; rc=1; }
+		wb=$(( $(vmstat zswpwb) - wb0 ))
+		msg "$mode: zswpwb $wb, pool_limit_hit $(cat /sys/kernel/debug/zswap/pool_limit_hit)"
+		[ $mode = carry ] && msg "zswap_wb: calls $(calls) written $(written_nodes)"
+		[ $wb -gt 0 ] || { msg "FAILED: no writeback with memcg disabled ($mode)"; rc=1; }
+		if [ $mode = carry ]; then
+			[ "$(written_nodes)" -gt 0 ] || { msg "FAILED: the module's shrink_memcg() wrote nothing"; rc=1; }
+		fi
+	done
+	set_param shrink_policy stock
+	swap_off
+	echo 20 > /sys/module/zswap/parameters/max_pool_percent
+	return $rc
+}
+
 # fail_make_request on the swap disk while the data is first swapped out;
 # then no failures and every page must read back intact. A failed write
 # re-dirties its folio, which must be put back, never freed.
@@ -364,6 +527,17 @@ prompt)
 	run "prompt free on $kind: pgrotated < 1%, freed + raced = written back, data intact" test_prompt_free "$kind"
 	run "prompt free on $kind: 100 toggles under load lose nothing" test_prompt_toggle "$kind"
 	run "prompt free on $kind: unload under load, nothing queued, MemFree back" test_prompt_unload "$kind"
+	;;
+shrink)
+	ktap_set_plan 4
+	run "every shrink policy writes back from both nodes" test_shrink_both_nodes
+	run "max_pool_percent=1: per_node writes back more in fewer calls than stock" test_shrink_pool_limit
+	run "memory.zswap.max: per_node writes back more in fewer calls than stock" test_shrink_zswap_max
+	run "switching shrink policy and batch under load is safe" test_shrink_switch_under_load
+	;;
+nomemcg)
+	ktap_set_plan 1
+	run "cgroup_disable=memory: the global shrinker writes back" test_nomemcg_global_shrinker
 	;;
 write-errors)
 	ktap_set_plan 1

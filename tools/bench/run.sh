@@ -9,12 +9,14 @@
 #
 # prompt-free: the module loaded with sync_free/async_free off vs on, on
 #   async disk swap, sync zram swap and a swap file (3 iterations each).
+# shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
+#   against each shrink_policy, order rotated, 3 iterations (20 s runs).
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the workload).
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 cd "$ZSWB_TOP"
-ALL="prompt-free"
+ALL="prompt-free shrinker"
 names=${*:-$ALL}
 iter=${ZSWB_BENCH_ITER:-3}
 mkdir -p bench-results
@@ -35,9 +37,17 @@ prompt_free() {
 	python3 tools/bench/report.py prompt-free "$log.derived" bench-results/prompt-free.json
 }
 
+shrinker() {
+	local log=bench-results/shrinker.log
+	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-20} /bench/shrinker.sh $iter case1 case2a case2b" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
+}
+
 for n in $names; do
 	case "$n" in
 	prompt-free) prompt_free ;;
+	shrinker) shrinker ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL)" ;;
 	esac
 done

@@ -60,10 +60,8 @@ one_run() {
 		kill $fill 2>/dev/null
 		wait $fill 2>/dev/null
 	else
-		i=0
-		while [ $i -lt 4 ]; do
-			cg_run bench thrash --size 64 --passes 0 --random "$DURATION" > /tmp/out.$i 2>&1 &
-			i=$((i + 1))
+		for w in 1 2 3 4; do
+			cg_run bench thrash --size 64 --passes 0 --random "$DURATION" > /tmp/out.$w 2>&1 &
 		done
 		wait
 		grep -h mismatches /tmp/out.* | grep -v "mismatches 0" | sed 's/^/# thrash: /'
@@ -80,6 +78,7 @@ one_run() {
 	line="$line written_back=$wb zswpout=$zo pswpout=$po pswpin=$(( $(vmstat pswpin) - a_pswpin ))"
 	line="$line store_rejects=$rej reject_rate_pct=$(awk -v r=$rej -v s=$zo 'BEGIN { printf "%.2f", r + s ? 100 * r / (r + s) : 0 }')"
 	line="$line pool_limit_hit=$(( $(zs pool_limit_hit) - a_plh )) shrink_store_rejects=$(wbstat store_rejects)"
+	line="$line shrink_enoent=$(wbstat shrink_enoent) shrink_eagain=$(wbstat shrink_eagain)"
 	line="$line node0_written=$w0 node1_written=$w1"
 	line="$line node_share_pct=$(awk -v a=$w0 -v b=$w1 'BEGIN { m = a < b ? a : b; printf "%.1f", a + b ? 100 * m / (a + b) : 0 }')"
 	echo "$line"

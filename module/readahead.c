@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Swap readahead bypass for zswap entries (parameter readahead_policy).
+ *
+ * zswap is a synchronous in-memory backend: reading its entries ahead on a
+ * swapin fault costs a decompression each and memory for pages that may
+ * never be used, and overlaps no I/O. "mm: bypass swap readahead for zswap"
+ * reads a faulting zswap entry alone; its reviewers objected that a window
+ * can mix zswap and disk slots, and that readahead helps the disk ones.
+ *
+ * - stock: readahead as the kernel does; the hook point is disarmed, so
+ *   the cost is one static branch per fault;
+ * - skip_fault: the seed's behaviour: a fault on an entry in zswap reads it
+ *   alone; a fault on a disk entry reads its window as stock;
+ * - skip_zswap_slots: the window is kept, but its slots that are in zswap
+ *   are left out: disk neighbours are still read ahead, zswap ones are
+ *   decompressed only when they fault.
+ *
+ * SWP_SYNCHRONOUS_IO devices (zram) are never asked: they keep their own
+ * rules. The answers are hints: an entry can be written back or freed
+ * right after it was looked up, and readahead only ever reads.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "zswap_wb.h"
+
+enum zswb_ra_policy {
+	ZSWB_RA_STOCK,
+	ZSWB_RA_SKIP_FAULT,
+	ZSWB_RA_SKIP_ZSWAP_SLOTS,
+};
+
+static const char * const zswb_ra_policy_names[] = {
+	[ZSWB_RA_STOCK]			= "stock",
+	[ZSWB_RA_SKIP_FAULT]		= "skip_fault",
+	[ZSWB_RA_SKIP_ZSWAP_SLOTS]	= "skip_zswap_slots",
+};
+
+/* Which swap readahead to skip for zswap entries. Default stock. */
+static int readahead_policy __read_mostly = ZSWB_RA_STOCK;
+static DEFINE_MUTEX(zswb_ra_mutex);
+
+/* The window being read on this CPU, to count a shrunk window once. */
+struct zswb_ra_window {
+	struct task_struct *task;
+	bool shrunk;
+};
+
+static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
+
+/* zswap_wb_ops.readahead_skip: under RCU, any context that faults. */
+bool zswb_readahead_skip(swp_entry_t entry, bool fault)
+{
+	int policy = READ_ONCE(readahead_policy);
+	struct zswb_ra_window *w;
+	bool in_zswap;
+
+	if (fault) {
+		w = get_cpu_ptr(&zswb_ra_window);
+		w->task = current;
+		w->shrunk = false;
+		put_cpu_ptr(&zswb_ra_window);
+		if (policy != ZSWB_RA_SKIP_FAULT || !zswap_entry_present(entry))
+			return false;
+		zswb_count(ZSWB_RA_FAULTS_ALONE);
+		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
+		return true;
+	}
+
+	in_zswap = zswap_entry_present(entry);
+	if (policy != ZSWB_RA_SKIP_ZSWAP_SLOTS || !in_zswap) {
+		if (!in_zswap)
+			zswb_count(ZSWB_RA_DISK_SLOTS);
+		return false;
+	}
+	zswb_count(ZSWB_RA_ZSWAP_SLOTS_SKIPPED);
+	/* A task that moved CPU mid-window is not counted: a lower bound. */
+	w = get_cpu_ptr(&zswb_ra_window);
+	if (w->task == current && !w->shrunk) {
+		w->shrunk = true;
+		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
+	}
+	put_cpu_ptr(&zswb_ra_window);
+	return true;
+}
+
+static int zswb_ra_policy_set(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strcspn(val, "\n");
+	int i, ret = -EINVAL;
+
+	if (!val[len] || !val[len + 1]) {
+		for (i = 0; i < ARRAY_SIZE(zswb_ra_policy_names); i++) {
+			if (strlen(zswb_ra_policy_names[i]) == len &&
+			    !strncmp(val, zswb_ra_policy_names[i], len)) {
+				ret = 0;
+				break;
+			}
+		}
+	}
+	if (ret) {
+		pr_err("readahead_policy: '%.*s' is not one of stock, skip_fault, skip_zswap_slots\n",
+		       (int)len, val);
+		return ret;
+	}
+	mutex_lock(&zswb_ra_mutex);
+	/* Armed only off stock: then the fault path costs one static branch. */
+	ret = zswb_arm(ZSWAP_WB_READAHEAD, i != ZSWB_RA_STOCK);
+	if (!ret)
+		WRITE_ONCE(readahead_policy, i);
+	mutex_unlock(&zswb_ra_mutex);
+	return ret;
+}
+
+static int zswb_ra_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", zswb_ra_policy_names[READ_ONCE(readahead_policy)]);
+}
+
+static const struct kernel_param_ops zswb_ra_policy_ops = {
+	.set = zswb_ra_policy_set,
+	.get = zswb_ra_policy_get,
+};
+
+/*
+ * Which swap readahead to skip for zswap entries: stock, skip_fault or
+ * skip_zswap_slots. Default stock.
+ */
+module_param_cb(readahead_policy, &zswb_ra_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(readahead_policy, "swap readahead of zswap entries: stock, skip_fault, skip_zswap_slots (default stock)");
+
+/* Arm the point if insmod arguments chose a policy before registration. */
+int zswb_readahead_init(void)
+{
+	int ret = 0;
+
+	mutex_lock(&zswb_ra_mutex);
+	if (READ_ONCE(readahead_policy) != ZSWB_RA_STOCK)
+		ret = zswb_arm(ZSWAP_WB_READAHEAD, true);
+	mutex_unlock(&zswb_ra_mutex);
+	return ret;
+}
