@@ -12,7 +12,7 @@ set -u
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings checkpatch zswbctl patch-versions dkms vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg"
+ALL="build-warnings checkpatch zswbctl patch-versions dkms vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -88,6 +88,7 @@ suite_vm_prompt_nvme() { vm_group prompt nvme; }
 suite_vm_prompt_file() { vm_group prompt file; }
 suite_vm_write_errors() { vm_group write-errors; }
 suite_vm_shrink() { vm_group shrink; }
+suite_vm_readahead() { vm_group readahead; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
 pass=0 fail=0 skip=0 n=0

@@ -10,6 +10,7 @@
 #   prompt KIND     sync_free/async_free on KIND = zram, disk, nvme or file
 #   write-errors    failed swap writes with async_free on (fail_make_request)
 #   shrink          shrink policies on 2 NUMA nodes
+#   readahead       readahead_policy on zswap-resident and mixed regions
 #   nomemcg         the global shrinker, booted with cgroup_disable=memory
 #   dkms            the DKMS-installed module loads
 #   one FUNC [ARG]  one test function, for debugging
@@ -111,6 +112,12 @@ test_invalid_writes() {
 	done
 	for v in carry split per_node local_first stock; do
 		set_param shrink_policy $v && [ "$(cat $ZSWB_PARAMS/shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
+	done
+	for v in Stock skip skip_faults " stock" 0; do
+		invalid_write readahead_policy "$v" || rc=1
+	done
+	for v in skip_fault skip_zswap_slots stock; do
+		set_param readahead_policy $v && [ "$(cat $ZSWB_PARAMS/readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
 	done
 	dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
 	return $rc
@@ -450,6 +457,121 @@ test_nomemcg_global_shrinker() {
 	return $rc
 }
 
+# ra_fill CG SIZE HOLD: start thrash holding SIZE MiB in CG, wait until it
+# has filled its memory, push it out with memory.reclaim. Sets $fill_pid.
+ra_fill() {
+	out=/tmp/fill.$1.$$
+	rm -f $out
+	cg_run "$1" thrash --size "$2" --passes 0 --hold "$3" > $out 2>&1 &
+	fill_pid=$!
+	while ! grep -q filled $out; do
+		kill -0 $fill_pid 2>/dev/null || return 1
+		sleep 0.2
+	done
+	for try in 1 2 3 4; do
+		echo "$2M" > $CG_ROOT/$1/memory.reclaim 2>/dev/null
+	done
+	return 0
+}
+
+# ra_fault_back POLICY: the zswap-resident region of a process faults back.
+ra_zswap_region() {
+	zswap_on
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	echo 50 > /sys/module/zswap/parameters/max_pool_percent
+	swap_on disk || return 1
+	set_param readahead_policy "$1" || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new ra max
+	wb0=$(vmstat zswpwb) po0=$(vmstat pswpout)
+	ra_fill ra 48 12 || return 1
+	ra0=$(vmstat swap_ra) zi0=$(vmstat zswpin)
+	wait $fill_pid
+	trc=$?
+	ra=$(( $(vmstat swap_ra) - ra0 )) zi=$(( $(vmstat zswpin) - zi0 ))
+	disk=$(( $(vmstat pswpout) - po0 ))
+	msg "$1: swap_ra $ra zswpin $zi, pages on disk $disk; $(grep ^ra_ $ZSWB_DEBUGFS/stats | tr '\n' ' ')"
+	cg_del ra
+	swap_off
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	echo 20 > /sys/module/zswap/parameters/max_pool_percent
+	set_param readahead_policy stock
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "the region was in zswap" "[ $zi -gt 5000 ] && [ $disk -eq 0 ]"
+}
+
+test_ra_zswap_region() {
+	need_module || return 1
+	ra_zswap_region stock || return 1
+	check "stock reads ahead (the measure can see readahead)" "[ $ra -gt 0 ]" || return 1
+	# A fault on one of the process's zero-filled pages (stack, heap) is
+	# not in zswap and keeps stock readahead: allow 0.1% of the faults.
+	ra_zswap_region skip_fault || return 1
+	check "skip_fault: no readahead" "[ $((ra * 1000)) -le $zi ]" &&
+	check "skip_fault: faults read alone" "[ $(wbstat ra_faults_alone) -gt 0 ]" || return 1
+	ra_zswap_region skip_zswap_slots || return 1
+	check "skip_zswap_slots: no readahead" "[ $((ra * 1000)) -le $zi ]" &&
+	check "skip_zswap_slots: zswap slots skipped" "[ $(wbstat ra_zswap_slots_skipped) -gt 0 ]"
+}
+
+# Half of a memcg's memory on disk (stored with zswap off), half in zswap:
+# skip_zswap_slots still reads the disk half ahead.
+test_ra_half_on_disk() {
+	need_module || return 1
+	zswap_on
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	swap_on disk || return 1
+	set_param readahead_policy skip_zswap_slots || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new rahalf max
+	echo 0 > /sys/module/zswap/parameters/enabled
+	ra_fill rahalf 24 20 || return 1
+	disk_pid=$fill_pid
+	echo 1 > /sys/module/zswap/parameters/enabled
+	ra_fill rahalf 24 12 || return 1
+	zswap_pid=$fill_pid
+	ra0=$(vmstat swap_ra) hit0=$(vmstat swap_ra_hit) pi0=$(vmstat pswpin) zi0=$(vmstat zswpin)
+	wait $zswap_pid
+	rc1=$?
+	wait $disk_pid
+	rc2=$?
+	ra=$(( $(vmstat swap_ra) - ra0 ))
+	msg "swap_ra $ra swap_ra_hit $(( $(vmstat swap_ra_hit) - hit0 )) pswpin $(( $(vmstat pswpin) - pi0 )) zswpin $(( $(vmstat zswpin) - zi0 ))"
+	msg "$(grep ^ra_ $ZSWB_DEBUGFS/stats | tr '\n' ' ')"
+	cg_del rahalf
+	swap_off
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	set_param readahead_policy stock
+	check "checksums hold" "[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]" &&
+	check "disk neighbours read ahead" "[ $ra -gt 0 ] && [ $(wbstat ra_disk_slots) -gt 0 ]" &&
+	check "zswap neighbours skipped" "[ $(wbstat ra_zswap_slots_skipped) -gt 0 ]"
+}
+
+test_ra_switch_under_load() {
+	need_module || return 1
+	zswap_on
+	swap_on disk || return 1
+	cg_new raswitch "$CG_MAX"
+	cg_run raswitch thrash --size "$SIZE" --passes "$PASSES" > /tmp/thrash.out 2>&1 &
+	pid=$!
+	n=0 bad=0
+	while kill -0 $pid 2>/dev/null; do
+		for pol in skip_fault skip_zswap_slots stock; do
+			set_param readahead_policy $pol || bad=1
+			n=$((n + 1))
+			sleep 0.05
+		done
+	done
+	wait $pid
+	trc=$?
+	msg "$n switches; $(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del raswitch
+	swap_off
+	set_param readahead_policy stock
+	check "every switch accepted" "[ $bad -eq 0 ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]"
+}
+
 # fail_make_request on the swap disk while the data is first swapped out;
 # then no failures and every page must read back intact. A failed write
 # re-dirties its folio, which must be put back, never freed.
@@ -534,6 +656,12 @@ shrink)
 	run "max_pool_percent=1: per_node writes back more in fewer calls than stock" test_shrink_pool_limit
 	run "memory.zswap.max: per_node writes back more in fewer calls than stock" test_shrink_zswap_max
 	run "switching shrink policy and batch under load is safe" test_shrink_switch_under_load
+	;;
+readahead)
+	ktap_set_plan 3
+	run "a zswap-resident region faults back without readahead under both policies" test_ra_zswap_region
+	run "skip_zswap_slots keeps readahead for disk slots, skips zswap ones" test_ra_half_on_disk
+	run "switching readahead_policy under load is safe" test_ra_switch_under_load
 	;;
 nomemcg)
 	ktap_set_plan 1

@@ -11,12 +11,14 @@
 #   async disk swap, sync zram swap and a swap file (3 iterations each).
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
 #   against each shrink_policy, order rotated, 3 iterations (20 s runs).
+# readahead: a heavy and a light swap thrash, stock against each
+#   readahead_policy, order rotated, 3 iterations.
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the workload).
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 cd "$ZSWB_TOP"
-ALL="prompt-free shrinker"
+ALL="prompt-free shrinker readahead"
 names=${*:-$ALL}
 iter=${ZSWB_BENCH_ITER:-3}
 mkdir -p bench-results
@@ -44,10 +46,18 @@ shrinker() {
 	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
 
+readahead() {
+	local log=bench-results/readahead.log
+	bash tools/vm/run.sh --timeout 3600 --cmd "/bench/readahead.sh $iter heavy light" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py readahead "$log" bench-results/readahead.json
+}
+
 for n in $names; do
 	case "$n" in
 	prompt-free) prompt_free ;;
 	shrinker) shrinker ;;
+	readahead) readahead ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL)" ;;
 	esac
 done

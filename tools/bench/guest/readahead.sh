@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Readahead benchmark, run in the VM by tools/bench/run.sh:
+#   readahead.sh ITERATIONS WORKLOAD...     WORKLOAD: heavy, light
+# The seed's thrash scaled to the VM: zswap on, its shrinker off (as in the
+# seed), async disk swap, 200 MiB walked once in order, then written at
+# random pages for 10 s (a build mixes both); heavy in a 130M memcg
+# (sustained thrash: zswap's own memory is charged to the memcg too), light
+# in a 180M memcg. Each readahead_policy per
+# iteration, the order rotating. One RESULT line per run.
+. /selftests/lib.sh
+iters=${1:-3}
+shift
+POLICIES="stock skip_fault skip_zswap_slots"
+P=/sys/module/zswap/parameters
+
+modprobe zswap_wb || exit 1
+
+one_run() {
+	wl=$1 pol=$2 it=$3
+	max=${ZSWB_RA_HEAVY_MAX:-130M}
+	[ "$wl" = light ] && max=${ZSWB_RA_LIGHT_MAX:-180M}
+	zswap_on
+	echo N > $P/shrinker_enabled
+	swap_on disk 1000 || return 1
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	set_param readahead_policy "$pol"
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new bench "$max"
+	for k in zswpin zswpout swap_ra swap_ra_hit pswpin pswpout; do
+		eval "a_$k=$(vmstat $k)"
+	done
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	cg_run bench thrash --size 200 --passes 1 --random "${ZSWB_RA_RANDOM_S:-10}" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	line="RESULT $wl $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	for k in swap_ra swap_ra_hit zswpin zswpout pswpin pswpout; do
+		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
+	done
+	for k in ra_faults_alone ra_windows_shrunk ra_zswap_slots_skipped ra_disk_slots; do
+		line="$line $k=$(wbstat $k)"
+	done
+	echo "$line"
+	cg_del bench
+	set_param readahead_policy stock
+	echo Y > $P/shrinker_enabled
+	swap_off
+}
+
+for wl in "$@"; do
+	i=0
+	while [ $i -lt "$iters" ]; do
+		order=$(echo $POLICIES | awk -v r=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }')
+		for pol in $order; do
+			one_run "$wl" "$pol" $i
+		done
+		i=$((i + 1))
+	done
+done
