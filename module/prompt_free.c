@@ -104,8 +104,13 @@ static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 	if (zswap_wb_remove_folio(folio)) {
 		zswb_count(freed);
 	} else {
-		/* A failed write re-dirtied it: it holds the only copy. */
-		zswb_count(folio_test_dirty(folio) ? ZSWB_WRITE_ERRORS : ZSWB_RACED);
+		/*
+		 * A failed write re-dirtied it in the swap cache: it holds the
+		 * only copy. A swapin that freed the swap slot dirtied it too,
+		 * but took it out of the swap cache: that is a race.
+		 */
+		zswb_count(folio_test_dirty(folio) && folio_test_swapcache(folio) ?
+			   ZSWB_WRITE_ERRORS : ZSWB_RACED);
 		folio_add_lru(folio);
 	}
 	folio_unlock(folio);

@@ -42,7 +42,8 @@ suite_checkpatch() {
 	echo "1..$(( $(ls patches/6.12/*.patch | wc -l) + 2 ))"
 	for p in patches/6.12/*.patch; do
 		n=$((n + 1))
-		if perl "$cp" --strict --no-tree -q "$p" > "$out/cp.log" 2>&1; then
+		# On stdin: checkpatch checks a git-tracked file as source, not as a patch.
+		if perl "$cp" --strict --no-tree -q - < "$p" > "$out/cp.log" 2>&1 && [ ! -s "$out/cp.log" ]; then
 			echo "ok $n checkpatch --strict $(basename "$p")"
 		else
 			sed 's/^/# /' "$out/cp.log"; echo "not ok $n checkpatch --strict $(basename "$p")"
@@ -55,7 +56,9 @@ suite_checkpatch() {
 		sed 's/^/# /' "$out/cpf.log"; echo "not ok $n checkpatch --strict -f on the module sources"
 	fi
 	n=$((n + 1))
-	(cd "$ZSWB_SRC" && perl scripts/kernel-doc -none -Wall include/linux/zswap.h mm/zswap.c mm/vmscan.c) > "$out/kd.log" 2>&1
+	# Only what the patch documents: the rest of mm/ has warnings of its own.
+	(cd "$ZSWB_SRC" && perl scripts/kernel-doc -none -Wall include/linux/zswap.h mm/zswap.c mm/vmscan.c) 2>&1 |
+		grep -E "zswap\.h|zswap_wb_|zswap_entry_present|zswap_shrink_node" > "$out/kd.log"
 	if [ -s "$out/kd.log" ]; then
 		sed 's/^/# /' "$out/kd.log"; echo "not ok $n kernel-doc -Wall on the hook"
 	else
@@ -74,10 +77,12 @@ vm_group() {
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
 	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"
-	if [ $rc != 0 ]; then
+	# 1: a test failed, and said so above. Anything else is the kernel or
+	# the VM (99 splat, 98 no status, 124 timeout): that fails the group
+	# even if every test passed.
+	if [ $rc != 0 ] && [ $rc != 1 ]; then
 		echo "# vm run failed ($rc); console tail:"
 		grep -Ev "^(TAP version|1\.\.|ok |not ok )" "$log" | tail -25 | sed 's/^/# /'
-		# A kernel problem fails the group even if every test passed.
 		echo "not ok 99 kernel and VM ran clean"
 	fi
 }

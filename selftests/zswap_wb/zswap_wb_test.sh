@@ -260,6 +260,9 @@ test_prompt_unload() {
 	pid=$!
 	sleep 8
 	# What a sysadmin does: policies off (drains), then unload.
+	zswbctl set "$pol" 0
+	left=$(( $(wbstat inflight) + $(wbstat queue_depth) ))
+	msg "after $pol=0: inflight $(wbstat inflight) queue_depth $(wbstat queue_depth), freed $(( $(wbstat freed_sync) + $(wbstat freed_async) ))"
 	zswbctl unload > /tmp/unload.out 2>&1
 	urc=$?
 	msg "zswbctl unload: $(tr '\n' ' ' < /tmp/unload.out)"
@@ -277,6 +280,7 @@ test_prompt_unload() {
 	# Margin: 32 MiB, for page cache, slab and per-CPU lists that come and go.
 	msg "MemFree before $base kB, after $free_now kB"
 	modprobe zswap_wb
+	check "nothing in flight or queued once the policy is off" "[ $left -eq 0 ]" &&
 	check "unload succeeded during the workload" "[ $urc -eq 0 ] && [ $loaded -eq 0 ]" &&
 	check "checksums hold" "[ $trc -eq 0 ]" &&
 	check "MemFree back within 32 MiB of its baseline" "[ $((base - free_now)) -lt 32768 ]"

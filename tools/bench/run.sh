@@ -10,7 +10,7 @@
 # prompt-free: the module loaded with sync_free/async_free off vs on, on
 #   async disk swap, sync zram swap and a swap file (3 iterations each).
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
-#   against each shrink_policy, order rotated, 3 iterations (20 s runs).
+#   against each shrink_policy, order rotated, 3 iterations (12 s runs).
 # readahead: a heavy and a light swap thrash, stock against each
 #   readahead_policy, order rotated, 3 iterations.
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
@@ -41,7 +41,7 @@ prompt_free() {
 
 shrinker() {
 	local log=bench-results/shrinker.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-20} /bench/shrinker.sh $iter case1 case2a case2b" |
+	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-12} /bench/shrinker.sh $iter case1 case2a case2b" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
