@@ -17,7 +17,7 @@ bash tools/vm/run.sh --timeout 1800 --cmd "/bench/prompt_free.sh $iter disk zram
 	tail -30 "$log"
 	zswb_die "the demo VM run failed"
 }
-awk '$1 == "RESULT" {
+awk '{ sub(/\r$/, "") } $1 == "RESULT" {
 	sub(/^disk$/, "async (virtio-blk)", $2); sub(/^zram$/, "sync (zram)", $2)
 	gsub(/ /, "_", $2)
 	for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }

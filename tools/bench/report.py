@@ -17,7 +17,8 @@ from collections import OrderedDict
 
 def parse(path):
     runs = OrderedDict()
-    for line in open(path, errors="replace"):
+    # The guest's serial console ends lines with "\r\n": keep "\r" inside.
+    for line in open(path, errors="replace", newline="\n"):
         f = line.split()
         if len(f) < 4 or f[0] != "RESULT":
             continue

@@ -29,7 +29,7 @@ prompt_free() {
 	local log=bench-results/prompt-free.log
 	bash tools/vm/run.sh --timeout 3600 --cmd "$env_args /bench/prompt_free.sh $iter disk zram file" | tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	# Rename the swap kinds as the JSON wants them; add the derived figures.
-	awk '$1 == "RESULT" {
+	awk '{ sub(/\r$/, "") } $1 == "RESULT" {
 		sub(/^disk$/, "async", $2); sub(/^zram$/, "sync", $2)
 		for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		bypass = v["pswpout"] - v["zswpwb"]

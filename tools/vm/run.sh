@@ -28,7 +28,7 @@ set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 
 mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024
-script="" cmd="" shell=0
+script="" cmd="" shell=0 stdin=/dev/null
 usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -108,7 +108,7 @@ boot() {
 		-device nvme,serial=swap0,drive=n0 \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-display none -serial stdio -monitor none -no-reboot \
-		${ZSWB_QEMU_EXTRA:-} < /dev/null > >(tee "$out") 2>&1
+		${ZSWB_QEMU_EXTRA:-} < "$stdin" > >(tee "$out") 2>&1
 	rc=$?
 	set -e
 	wait
@@ -154,7 +154,8 @@ pick_accel() {
 
 acc=$(pick_accel)
 mkrun
-[ $shell = 1 ] && rm -f "$work/run/run.sh"
+# The guest's console reads our terminal only for an interactive shell.
+[ $shell = 1 ] && stdin=/dev/stdin
 echo "run.sh: $(zswb_kernelrelease), accel $acc, ${mem} MiB, timeout ${timeout}s" >&2
 status=0
 boot "$acc" "$timeout" "$work/console.log" || status=$?
