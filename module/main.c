@@ -46,6 +46,27 @@ int zswb_parse_bool(const char *val, bool *res)
 	return -EINVAL;
 }
 
+/**
+ * zswb_parse_enum - parse a parameter that takes one of a list of names
+ * @val: the value written, possibly ending in one newline
+ * @names: the accepted names
+ * @n: how many
+ *
+ * Return: the index of the name, or -EINVAL.
+ */
+int zswb_parse_enum(const char *val, const char * const *names, int n)
+{
+	size_t len = strcspn(val, "\n");
+	int i;
+
+	if (val[len] && val[len + 1])
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !strncmp(val, names[i], len))
+			return i;
+	return -EINVAL;
+}
+
 static const struct zswap_wb_ops zswb_ops = {
 	.alloc_off_lru		= zswb_alloc_off_lru,
 	.writeback_prepare	= zswb_writeback_prepare,

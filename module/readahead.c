@@ -93,22 +93,14 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 
 static int zswb_ra_policy_set(const char *val, const struct kernel_param *kp)
 {
-	size_t len = strcspn(val, "\n");
-	int i, ret = -EINVAL;
+	int i = zswb_parse_enum(val, zswb_ra_policy_names,
+				ARRAY_SIZE(zswb_ra_policy_names));
+	int ret;
 
-	if (!val[len] || !val[len + 1]) {
-		for (i = 0; i < ARRAY_SIZE(zswb_ra_policy_names); i++) {
-			if (strlen(zswb_ra_policy_names[i]) == len &&
-			    !strncmp(val, zswb_ra_policy_names[i], len)) {
-				ret = 0;
-				break;
-			}
-		}
-	}
-	if (ret) {
+	if (i < 0) {
 		pr_err("readahead_policy: '%.*s' is not one of stock, skip_fault, skip_zswap_slots\n",
-		       (int)len, val);
-		return ret;
+		       (int)strcspn(val, "\n"), val);
+		return i;
 	}
 	mutex_lock(&zswb_ra_mutex);
 	/* Armed only off stock: then the fault path costs one static branch. */

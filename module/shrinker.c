@@ -125,21 +125,16 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 
 static int zswb_policy_set(const char *val, const struct kernel_param *kp)
 {
-	size_t len = strcspn(val, "\n");
-	int i;
+	int i = zswb_parse_enum(val, zswb_shrink_policy_names,
+				ARRAY_SIZE(zswb_shrink_policy_names));
 
-	if (!val[len] || !val[len + 1]) {
-		for (i = 0; i < ARRAY_SIZE(zswb_shrink_policy_names); i++) {
-			if (strlen(zswb_shrink_policy_names[i]) == len &&
-			    !strncmp(val, zswb_shrink_policy_names[i], len)) {
-				WRITE_ONCE(shrink_policy, i);
-				return 0;
-			}
-		}
+	if (i < 0) {
+		pr_err("shrink_policy: '%.*s' is not one of stock, carry, split, per_node, local_first\n",
+		       (int)strcspn(val, "\n"), val);
+		return i;
 	}
-	pr_err("shrink_policy: '%.*s' is not one of stock, carry, split, per_node, local_first\n",
-	       (int)len, val);
-	return -EINVAL;
+	WRITE_ONCE(shrink_policy, i);
+	return 0;
 }
 
 static int zswb_policy_get(char *buf, const struct kernel_param *kp)

@@ -60,6 +60,7 @@ void zswb_record_latency(u64 ns);
 
 /* main.c */
 int zswb_parse_bool(const char *val, bool *res);
+int zswb_parse_enum(const char *val, const char * const *names, int n);
 int zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
 

@@ -91,6 +91,14 @@ cg_del() {
 	return 0
 }
 
+# rotate N WORD...: the words rotated left by N, so that the variants of a
+# benchmark take turns at running first.
+rotate() {
+	r=$1
+	shift
+	echo "$@" | awk -v r="$r" '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }'
+}
+
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
 set_param() {
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }

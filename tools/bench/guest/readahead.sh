@@ -52,7 +52,7 @@ one_run() {
 for wl in "$@"; do
 	i=0
 	while [ $i -lt "$iters" ]; do
-		order=$(echo $POLICIES | awk -v r=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }')
+		order=$(rotate $i $POLICIES)
 		for pol in $order; do
 			one_run "$wl" "$pol" $i
 		done

@@ -93,8 +93,7 @@ one_run() {
 for case in "$@"; do
 	i=0
 	while [ $i -lt "$iters" ]; do
-		# Rotate the order so that no policy always runs first.
-		order=$(echo $POLICIES | awk -v r=$i '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }')
+		order=$(rotate $i $POLICIES)
 		for pol in $order; do
 			one_run "$case" "$pol" $i
 		done
