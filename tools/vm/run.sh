@@ -28,7 +28,7 @@ set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 
 mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024
-script="" cmd="" shell=0 stdin=/dev/null
+script="" cmd="" shell=0 stdin=/dev/null fg=""
 usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -93,7 +93,7 @@ boot() {
 	fi
 	set +e
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
+	timeout $fg -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
 		-object memory-backend-ram,id=m0,size=${half}M \
 		-object memory-backend-ram,id=m1,size=$((mem - half))M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 \
@@ -155,7 +155,9 @@ pick_accel() {
 acc=$(pick_accel)
 mkrun
 # The guest's console reads our terminal only for an interactive shell.
-[ $shell = 1 ] && stdin=/dev/stdin
+# timeout(1) must leave it in the foreground, or reading the terminal stops it.
+fg=""
+[ $shell = 1 ] && stdin=/dev/stdin fg=--foreground
 echo "run.sh: $(zswb_kernelrelease), accel $acc, ${mem} MiB, timeout ${timeout}s" >&2
 status=0
 boot "$acc" "$timeout" "$work/console.log" || status=$?
