@@ -2,9 +2,10 @@
 /*
  * zswap_wb: zswap writeback policies as a loadable backend.
  *
- * The module registers one backend with the zswap writeback hook and arms
- * a hook point only while a policy needs it, so with every policy off the
- * kernel runs its stock code. Policies are module parameters that can be
+ * The module registers one backend with the zswap writeback hook. The
+ * writeback and readahead points are armed only while a policy needs them;
+ * the shrink point is armed while loaded, and its default policy walks as
+ * the kernel does, counted. Policies are module parameters that can be
  * changed at any time; debugfs shows what each one did.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
