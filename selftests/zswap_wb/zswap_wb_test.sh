@@ -286,6 +286,42 @@ test_prompt_unload() {
 	check "MemFree back within 32 MiB of its baseline" "[ $((base - free_now)) -lt 32768 ]"
 }
 
+# CPU 1 goes offline and back, 10 times, while folios are queued: its list
+# is drained by the hotplug callback and the work item; nothing is lost.
+test_prompt_cpu_hotplug() {
+	kind=$1 pol=$(prompt_policy "$1")
+	cpu=/sys/devices/system/cpu/cpu1/online
+	[ -w $cpu ] || { msg "CPU 1 cannot go offline"; return 4; }
+	need_module || return 1
+	zswap_on
+	swap_on "$kind" || return 1
+	set_param "$pol" 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new hotplug "$CG_MAX"
+	cg_run hotplug taskset -c 0 thrash --size "$SIZE" --passes "$PASSES" > /tmp/thrash.out 2>&1 &
+	pid=$!
+	n=0 bad=0
+	while [ $n -lt 10 ] && kill -0 $pid 2>/dev/null; do
+		sleep 1
+		echo 0 > $cpu || bad=1
+		sleep 0.5
+		echo 1 > $cpu || bad=1
+		n=$((n + 1))
+	done
+	wait $pid
+	trc=$?
+	msg "$n offline/online cycles; $(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del hotplug
+	set_param "$pol" 0
+	swap_off
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	resolved=$(( $(wbstat freed_sync) + $(wbstat freed_async) + $(wbstat raced) + $(wbstat write_errors) + $(wbstat mark_failed) + $(wbstat fallbacks) ))
+	check "every hotplug step succeeded" "[ $bad -eq 0 ] && [ $n -gt 0 ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "every folio written back was freed or put back" "[ $resolved -eq $(wbstat written_back) ]" &&
+	check "nothing left in flight" "[ $(wbstat inflight) -eq 0 ] && [ $(wbstat queue_depth) -eq 0 ]"
+}
+
 # Both kinds of swap-cache writeback at once: reclaim writes the pages that
 # zswap rejects (memory.zswap.max) with PG_reclaim, while zswap writes back
 # through async_free. Only zswap's are freed by the backend.
@@ -649,10 +685,11 @@ basic)
 	;;
 prompt)
 	kind=${2:?kind}
-	ktap_set_plan 3
+	ktap_set_plan 4
 	run "prompt free on $kind: pgrotated < 1%, freed + raced = written back, data intact" test_prompt_free "$kind"
 	run "prompt free on $kind: 100 toggles under load lose nothing" test_prompt_toggle "$kind"
 	run "prompt free on $kind: unload under load, nothing queued, MemFree back" test_prompt_unload "$kind"
+	run "prompt free on $kind: CPU 1 offline and back 10 times under load" test_prompt_cpu_hotplug "$kind"
 	;;
 shrink)
 	ktap_set_plan 4
