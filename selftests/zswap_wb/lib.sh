@@ -99,6 +99,23 @@ rotate() {
 	echo "$@" | awk -v r="$r" '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }'
 }
 
+# bench_rounds ITERATIONS "VARIANTS" GROUP...: for each group, ITERATIONS
+# rounds of one_run GROUP VARIANT ROUND over every variant, the variant
+# order rotating from round to round (off on, on off, ...).
+bench_rounds() {
+	rounds=$1 variants=$2
+	shift 2
+	for group in "$@"; do
+		round=0
+		while [ $round -lt "$rounds" ]; do
+			for variant in $(rotate $round $variants); do
+				one_run "$group" "$variant" $round
+			done
+			round=$((round + 1))
+		done
+	done
+}
+
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
 set_param() {
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }

@@ -46,13 +46,4 @@ one_run() {
 	swap_off
 }
 
-for kind in "$@"; do
-	i=0
-	while [ $i -lt "$iters" ]; do
-		if [ $((i % 2)) = 0 ]; then order="off on"; else order="on off"; fi
-		for v in $order; do
-			one_run "$kind" "$v" $i
-		done
-		i=$((i + 1))
-	done
-done
+bench_rounds "$iters" "off on" "$@"

@@ -90,13 +90,4 @@ one_run() {
 	swap_off
 }
 
-for case in "$@"; do
-	i=0
-	while [ $i -lt "$iters" ]; do
-		order=$(rotate $i $POLICIES)
-		for pol in $order; do
-			one_run "$case" "$pol" $i
-		done
-		i=$((i + 1))
-	done
-done
+bench_rounds "$iters" "$POLICIES" "$@"
