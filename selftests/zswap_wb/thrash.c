@@ -14,6 +14,10 @@
  * act while the data is swapped out), then verifies it once more.
  * --random SECONDS then writes random pages for that long, verifying each
  * against the generation it last wrote there (a stress-ng rand-set).
+ * --lock-rest locks every other page of the process (stack, heap, libc's
+ * data) in memory, so that only the region ever goes to swap: for tests
+ * that make swap I/O fail and must not have the process itself fault on a
+ * failed swap read while the failures are on.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -25,6 +29,10 @@
 #include <unistd.h>
 
 #define PAGE 4096UL
+
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
 
 static uint64_t mix(uint64_t x)
 {
@@ -68,7 +76,7 @@ int main(int argc, char **argv)
 	unsigned char *pgen = NULL;
 	uint64_t state = 0x243f6a8885a308d3ULL;
 	unsigned long long mismatches = 0;
-	int read_only = 0, c;
+	int read_only = 0, lock_rest = 0, c;
 	uint64_t gen = 0;
 	double t0;
 	char *mem;
@@ -78,18 +86,20 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "read-only", no_argument, NULL, 'r' },
 		{ "random", required_argument, NULL, 'R' },
+		{ "lock-rest", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "s:p:H:rR:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:H:rR:L", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': mb = strtoul(optarg, NULL, 0); break;
 		case 'p': passes = strtoul(optarg, NULL, 0); break;
 		case 'H': hold = strtoul(optarg, NULL, 0); break;
 		case 'r': read_only = 1; break;
 		case 'R': rnd = strtoul(optarg, NULL, 0); break;
+		case 'L': lock_rest = 1; break;
 		default:
-			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S]\n");
+			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S] [--lock-rest]\n");
 			return 64;
 		}
 	}
@@ -98,10 +108,20 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	npages = mb * (1024 * 1024 / PAGE);
+	/* Everything mapped now or later is locked as it faults in... */
+	if (lock_rest && mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) {
+		perror("thrash: mlockall");
+		return 2;
+	}
 	mem = mmap(NULL, npages * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
 		perror("thrash: mmap");
+		return 2;
+	}
+	/* ...except the region, which must swap. */
+	if (lock_rest && munlock(mem, npages * PAGE)) {
+		perror("thrash: munlock");
 		return 2;
 	}
 	madvise(mem, npages * PAGE, MADV_NOHUGEPAGE);

@@ -615,6 +615,10 @@ test_ra_switch_under_load() {
 # fail_make_request on the swap disk while the data is first swapped out;
 # then no failures and every page must read back intact. A failed write
 # re-dirties its folio, which must be put back, never freed.
+# fail_make_request fails reads too, and a failed swap read is a SIGBUS
+# (as on stock): thrash --lock-rest keeps its own stack, heap and libc
+# pages in memory, so that nothing is read from swap until the failures
+# are off and only writes can fail.
 test_write_errors() {
 	fi=/sys/kernel/debug/fail_make_request
 	[ -d $fi ] || { msg "no fail_make_request"; return 4; }
@@ -629,7 +633,7 @@ test_write_errors() {
 	echo 0 > $fi/verbose
 	echo 1 > /sys/block/vda/make-it-fail
 	cg_new werr "$CG_MAX"
-	cg_run werr thrash --size "$SIZE" --passes 0 --hold 5 > /tmp/thrash.out 2>&1 &
+	cg_run werr thrash --size "$SIZE" --passes 0 --hold 5 --lock-rest > /tmp/thrash.out 2>&1 &
 	pid=$!
 	while ! grep -q filled /tmp/thrash.out; do
 		kill -0 $pid 2>/dev/null || break
