@@ -91,6 +91,22 @@ cg_del() {
 	return 0
 }
 
+# idle_memcgs N: N empty memcgs (idle1..idleN), or none with N=0.
+# shrink_worker() walks every online memcg round robin and calls
+# shrink_memcg() on each; a fleet host runs its services in memcgs of
+# their own, the VM has only the root and the test's. Empty memcgs stand in
+# for them, so that the worker's walk is as long as on a host.
+idle_memcgs() {
+	for d in "$CG_ROOT"/idle*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+	i=1
+	while [ "$i" -le "$1" ]; do
+		mkdir "$CG_ROOT/idle$i" || return 1
+		i=$((i + 1))
+	done
+}
+
 # rotate N WORD...: the words rotated left by N, so that the variants of a
 # benchmark take turns at running first.
 rotate() {

@@ -352,7 +352,8 @@ test_prompt_with_reclaim_writes() {
 
 # shrink_setup CASE: zswap limits for the shrinker tests, shrinker off so
 # that every writeback comes from shrink_memcg(). pool: max_pool_percent=1
-# (shrink_worker); zswap_max: memory.zswap.max=32M (zswap_store()).
+# (shrink_worker), with 32 idle memcgs for the worker to walk as on a host;
+# zswap_max: memory.zswap.max=32M (zswap_store()).
 shrink_setup() {
 	zswap_on
 	echo N > /sys/module/zswap/parameters/shrinker_enabled
@@ -360,6 +361,7 @@ shrink_setup() {
 	swap_on disk 1500 || return 1
 	cg_new shrink 128M
 	if [ "$1" = pool ]; then
+		idle_memcgs 32 || return 1
 		echo 1 > /sys/module/zswap/parameters/max_pool_percent
 	else
 		echo 50 > /sys/module/zswap/parameters/max_pool_percent
@@ -369,6 +371,7 @@ shrink_setup() {
 
 shrink_teardown() {
 	cg_del shrink
+	idle_memcgs 0
 	swap_off
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
