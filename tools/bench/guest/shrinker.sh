@@ -6,12 +6,16 @@
 # Each case runs once per policy in every iteration, the policy order
 # rotating between iterations, on fresh swap and a fresh memcg. The seed's
 # test cases, scaled to a 2 GiB VM:
-#   case1   pool limit (max_pool_percent=1, shrinker off, accept 50%):
-#           100 MiB pushed into zswap by memory.reclaim, then one page
-#           every 2 ms pushed out for DURATION seconds
+#   case1   pool limit (max_pool_percent=1): 100 MiB pushed into zswap
+#           by memory.reclaim, then one page every 2 ms pushed out for
+#           DURATION seconds
 #   case2a  pool limit (max_pool_percent=1): 4 random writers over
 #           4 x 64 MiB in a 128M memcg for DURATION seconds
 #   case2b  memory.zswap.max=32M (max_pool_percent=50): the same writers
+# As in the seed, every case runs with zswap's own shrinker off (so that
+# every writeback comes from shrink_memcg()) and accept_threshold_percent=50,
+# beside 32 idle memcgs, which shrink_worker() walks round
+# robin as it walks a host's services (see idle_memcgs in lib.sh).
 # One "RESULT case policy iteration key=value..." line per run.
 . /selftests/lib.sh
 iters=${1:-3}
@@ -21,6 +25,7 @@ POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
 
 modprobe zswap_wb || exit 1
+idle_memcgs 32 || exit 1
 
 zs() { cat /sys/kernel/debug/zswap/"$1"; }
 
@@ -31,11 +36,11 @@ one_run() {
 	echo 3 > /proc/sys/vm/drop_caches
 	zswap_on
 	echo 50 > $P/accept_threshold_percent
+	echo N > $P/shrinker_enabled
 	set_param shrink_policy "$pol"
 	cg_new bench max
 	case $case in
 	case1)
-		echo N > $P/shrinker_enabled
 		echo 1 > $P/max_pool_percent ;;
 	case2a)
 		echo 1 > $P/max_pool_percent
