@@ -14,6 +14,8 @@
  * act while the data is swapped out), then verifies it once more.
  * --random SECONDS then writes random pages for that long, verifying each
  * against the generation it last wrote there (a stress-ng rand-set).
+ * --incompressible N makes every Nth page pseudo-random all through: zswap
+ * cannot compress it and rejects it, so reclaim writes it to swap itself.
  * --lock-rest locks every other page of the process (stack, heap, libc's
  * data) in memory, so that only the region ever goes to swap: for tests
  * that make swap I/O fail and must not have the process itself fault on a
@@ -44,14 +46,18 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
+/* Every Nth page is incompressible (--incompressible N); 0: none. */
+static unsigned long incompressible;
+
 /* Fill or check one page; returns the number of wrong words. */
 static size_t page_io(uint64_t *p, uint64_t idx, uint64_t gen, int check)
 {
 	uint64_t seed = mix(idx * 0x9e3779b97f4a7c15ULL + gen + 1);
 	size_t i, n = PAGE / sizeof(*p), bad = 0;
+	size_t random_words = incompressible && idx % incompressible == 0 ? n : n / 2;
 
 	for (i = 0; i < n; i++) {
-		uint64_t want = i < n / 2 ? mix(seed + i) : seed | 1;
+		uint64_t want = i < random_words ? mix(seed + i) : seed | 1;
 
 		if (check)
 			bad += p[i] != want;
@@ -87,10 +93,11 @@ int main(int argc, char **argv)
 		{ "read-only", no_argument, NULL, 'r' },
 		{ "random", required_argument, NULL, 'R' },
 		{ "lock-rest", no_argument, NULL, 'L' },
+		{ "incompressible", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "s:p:H:rR:L", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:H:rR:LI:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': mb = strtoul(optarg, NULL, 0); break;
 		case 'p': passes = strtoul(optarg, NULL, 0); break;
@@ -98,8 +105,10 @@ int main(int argc, char **argv)
 		case 'r': read_only = 1; break;
 		case 'R': rnd = strtoul(optarg, NULL, 0); break;
 		case 'L': lock_rest = 1; break;
+		case 'I': incompressible = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S] [--lock-rest]\n");
+			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S] [--lock-rest]\n"
+				"       [--incompressible N]\n");
 			return 64;
 		}
 	}

@@ -323,8 +323,9 @@ test_prompt_cpu_hotplug() {
 }
 
 # Both kinds of swap-cache writeback at once: reclaim writes the pages that
-# zswap rejects (memory.zswap.max) with PG_reclaim, while zswap writes back
-# through async_free. Only zswap's are freed by the backend.
+# zswap rejects (every 4th page does not compress; memory.zswap.max) with
+# PG_reclaim, while zswap writes back through async_free. Only zswap's are
+# freed by the backend.
 test_prompt_with_reclaim_writes() {
 	need_module || return 1
 	zswap_on
@@ -334,7 +335,8 @@ test_prompt_with_reclaim_writes() {
 	cg_new mixed "$CG_MAX"
 	echo 24M > $CG_ROOT/mixed/memory.zswap.max
 	snap a
-	run_thrash mixed --size "$SIZE" --passes "$PASSES"
+	# Every 4th page does not compress: zswap rejects it, reclaim writes it.
+	run_thrash mixed --size "$SIZE" --passes "$PASSES" --incompressible 4
 	trc=$?
 	snap b
 	cg_del mixed
