@@ -9,8 +9,11 @@
 # disk (/dev/vda), an NVMe disk (/dev/nvme0n1) and an ext4 disk (/dev/vdb)
 # for a swap file; zram and brd are in the guest kernel. The guest's exit
 # status becomes ours; a guest that runs past --timeout is killed and the
-# run fails (124); a console that shows a kernel BUG, WARNING, KASAN report,
-# lockdep splat or panic fails the run (99) whatever the script returned.
+# run fails (124), after the guest was asked (magic SysRq through QEMU's
+# monitor) to print its blocked tasks and every CPU's backtrace on the
+# console; a console that shows a kernel BUG, WARNING, KASAN report, hung
+# task, lockdep splat or panic fails the run (99) whatever the script
+# returned.
 #
 # Options:
 #   --mem MiB        guest RAM, split between the nodes (default 2048)
@@ -78,9 +81,15 @@ mkrun() {
 	gzip -1 < "$work/run.cpio" >> "$work/initrd"
 }
 
-# boot ACCEL TIMEOUT CONSOLE_FILE: run QEMU, return its mapped status.
+# sysrq KEY: press Alt+SysRq+KEY on the guest's keyboard.
+sysrq() {
+	echo "sendkey alt-sysrq-$1" > "$work/mon.in"
+}
+
+# boot ACCEL TIMEOUT CONSOLE_FILE [nodump]: run QEMU, return its mapped
+# status. At TIMEOUT the guest dumps its state; it is killed 15 s later.
 boot() {
-	local acc=$1 t=$2 out=$3 half=$((mem / 2)) rc accargs
+	local acc=$1 t=$2 out=$3 dump=${4:-dump} half=$((mem / 2)) rc accargs watcher
 	if [ "$acc" = kvm ]; then
 		accargs="-accel kvm -cpu host"
 	else
@@ -91,9 +100,21 @@ boot() {
 		truncate -s "$((disk_mib + 256))M" "$work/fs.img"
 		mkfs.ext4 -q -F "$work/fs.img"
 	fi
+	rm -f "$work/mon.in" "$work/mon.out"
+	mkfifo "$work/mon.in" "$work/mon.out"
+	if [ "$dump" = dump ]; then
+		(
+			sleep "$t"
+			echo "run.sh: no end after ${t}s: the guest's blocked tasks (SysRq w) and CPUs (SysRq l) follow" >&2
+			sysrq w
+			sleep 3
+			sysrq l
+		) &
+		watcher=$!
+	fi
 	set +e
 	# shellcheck disable=SC2086
-	timeout $fg -k 5 "$t" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
+	timeout $fg -k 5 "$((t + 15))" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
 		-object memory-backend-ram,id=m0,size=${half}M \
 		-object memory-backend-ram,id=m1,size=$((mem - half))M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 \
@@ -107,9 +128,10 @@ boot() {
 		-drive file="$work/nvme.img",if=none,id=n0,format=raw,cache=unsafe \
 		-device nvme,serial=swap0,drive=n0 \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-display none -serial stdio -monitor none -no-reboot \
+		-display none -serial stdio -monitor pipe:"$work/mon" -no-reboot \
 		${ZSWB_QEMU_EXTRA:-} < "$stdin" > >(tee "$out") 2>&1
 	rc=$?
+	[ -n "${watcher:-}" ] && kill "$watcher" 2>/dev/null
 	set -e
 	wait
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
@@ -143,7 +165,7 @@ pick_accel() {
 	local save_script=$script save_cmd=$cmd found=tcg
 	script="" cmd="echo zswb-kvm-probe-ok"
 	mkrun
-	if boot kvm 30 "$work/probe.log" >/dev/null 2>&1 &&
+	if boot kvm 30 "$work/probe.log" nodump >/dev/null 2>&1 &&
 	   grep -q zswb-kvm-probe-ok "$work/probe.log"; then
 		found=kvm
 	fi
