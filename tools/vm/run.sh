@@ -104,7 +104,11 @@ boot() {
 	mkfifo "$work/mon.in" "$work/mon.out"
 	if [ "$dump" = dump ]; then
 		(
-			sleep "$t"
+			# The sleep goes when we do, and is not on our stdout: a
+			# pipe reader would wait for it.
+			sleep "$t" </dev/null >/dev/null 2>&1 &
+			trap 'kill $! 2>/dev/null; exit 0' TERM
+			wait $!
 			echo "run.sh: no end after ${t}s: the guest's blocked tasks (SysRq w) and CPUs (SysRq l) follow" >&2
 			sysrq w
 			sleep 3
