@@ -107,8 +107,8 @@ int main(int argc, char **argv)
 		case 'L': lock_rest = 1; break;
 		case 'I': incompressible = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only] [--random S] [--lock-rest]\n"
-				"       [--incompressible N]\n");
+			fprintf(stderr, "usage: thrash [--size MiB] [--passes N] [--hold S] [--read-only]\n"
+				"              [--random S] [--lock-rest] [--incompressible N]\n");
 			return 64;
 		}
 	}
