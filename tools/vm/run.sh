@@ -81,6 +81,12 @@ mkrun() {
 	gzip -1 < "$work/run.cpio" >> "$work/initrd"
 }
 
+# The kernel's hang detectors, with room for emulation: under TCG a guest
+# runs tens of times slower than on hardware, and a task that waits a
+# second for swap I/O there may wait a minute here. A real hang lasts
+# until the timeout, so these still catch it.
+watchdogs="sysctl.kernel.hung_task_timeout_secs=120 watchdog_thresh=30 workqueue.watchdog_thresh=120"
+
 # sysrq KEY: press Alt+SysRq+KEY on the guest's keyboard.
 sysrq() {
 	echo "sendkey alt-sysrq-$1" > "$work/mon.in"
@@ -124,7 +130,7 @@ boot() {
 		-numa node,nodeid=0,cpus=0,memdev=m0 \
 		-numa node,nodeid=1,cpus=1,memdev=m1 \
 		-kernel "$kernel" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 $append" \
+		-append "console=ttyS0 panic=-1 loglevel=5 $watchdogs $append" \
 		-drive file="$work/vda.img",if=none,id=d0,format=raw,cache=unsafe \
 		-device virtio-blk-pci,drive=d0 \
 		-drive file="$work/fs.img",if=none,id=d1,format=raw,cache=unsafe \
