@@ -25,6 +25,14 @@ meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
 }
 
+# free_kb: free memory in kB, counting the pages that sit on the per-CPU
+# free lists (/proc/zoneinfo "count"): MemFree leaves them out, and their
+# size is tuned at run time, by tens of MiB after a swap workload.
+free_kb() {
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)
+	echo $(( $(meminfo MemFree) + pcp * 4 ))
+}
+
 # zswap_on: enable zswap with its shrinker, lzo and zsmalloc.
 zswap_on() {
 	echo lzo > /sys/module/zswap/parameters/compressor
