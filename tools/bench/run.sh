@@ -44,14 +44,7 @@ shrinker() {
 	local log=bench-results/shrinker.log
 	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-12} /bench/shrinker.sh $iter case1 case2a case2b" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
-	# Add shrink_memcg() calls per page it wrote back: the cost of the
-	# writeback, whatever amount each variant got done in the same time.
-	awk '{ sub(/\r$/, "") } $1 == "RESULT" {
-		for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		w = v["node0_written"] + v["node1_written"]
-		printf "%s calls_per_written=%.3f\n", $0, w ? v["shrink_calls"] / w : 0
-		next } { print }' "$log" > "$log.derived"
-	python3 tools/bench/report.py shrinker "$log.derived" bench-results/shrinker.json
+	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
 
 readahead() {

@@ -85,6 +85,9 @@ one_run() {
 	line="$line pool_limit_hit=$(( $(zs pool_limit_hit) - a_plh )) shrink_store_rejects=$(wbstat store_rejects)"
 	line="$line shrink_enoent=$(wbstat shrink_enoent) shrink_eagain=$(wbstat shrink_eagain)"
 	line="$line node0_written=$w0 node1_written=$w1"
+	# Calls per page written back: the cost of the writeback, whatever
+	# amount each variant got done in the same time.
+	line="$line calls_per_written=$(awk -v c=$(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) )) -v w=$((w0 + w1)) 'BEGIN { printf "%.3f", w ? c / w : 0 }')"
 	line="$line node_share_pct=$(awk -v a=$w0 -v b=$w1 'BEGIN { m = a < b ? a : b; printf "%.1f", a + b ? 100 * m / (a + b) : 0 }')"
 	echo "$line"
 	cg_del bench
