@@ -83,7 +83,7 @@ swap_off() {
 
 # cg_new NAME MAX: a fresh memcg with memory.max MAX (e.g. 100M).
 cg_new() {
-	[ -d "$CG_ROOT/$1" ] && rmdir "$CG_ROOT/$1"
+	cg_del "$1" || return 1
 	mkdir "$CG_ROOT/$1" && echo "$2" > "$CG_ROOT/$1/memory.max"
 }
 
@@ -94,9 +94,21 @@ cg_run() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_ROOT/$cg" "$@"
 }
 
+# cg_kill NAME: kill every process in memcg NAME (a job started with
+# "cg_run ... &" is a subshell: killing $! leaves its command running) and
+# wait until they are gone.
+cg_kill() {
+	echo 1 > "$CG_ROOT/$1/cgroup.kill"
+	while grep -q "populated 1" "$CG_ROOT/$1/cgroup.events"; do
+		sleep 0.1
+	done
+}
+
+# cg_del NAME: kill what is left in memcg NAME and remove it.
 cg_del() {
-	rmdir "$CG_ROOT/$1" 2>/dev/null
-	return 0
+	[ -d "$CG_ROOT/$1" ] || return 0
+	cg_kill "$1"
+	rmdir "$CG_ROOT/$1" || { echo "# cannot remove memcg $1" >&2; return 1; }
 }
 
 # idle_memcgs N: N empty memcgs (idle1..idleN), or none with N=0.
