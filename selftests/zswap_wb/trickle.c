@@ -2,12 +2,14 @@
 /*
  * trickle - a steady stream of single pages pushed to swap.
  *
- *   trickle SECONDS INTERVAL_US MEMORY_RECLAIM_FILE
+ *   trickle SECONDS INTERVAL_US MEMORY_RECLAIM_FILE [RANDOM_BYTES]
  *
- * Every INTERVAL_US, maps one anonymous page, writes a random word at its
- * start (the rest is zero but the page is not zero-filled, so zswap stores
- * it) and writes "4096" to the memcg's memory.reclaim to push a page out.
- * The pages stay mapped. This is the seed's zswap shrinker Test Case 1.
+ * Every INTERVAL_US, maps one anonymous page, fills its first RANDOM_BYTES
+ * (default 4, at most 4096) with random data (the rest is zero but the page
+ * is not zero-filled, so zswap stores it) and writes "4096" to the memcg's
+ * memory.reclaim to push a page out. The pages stay mapped. This is the
+ * seed's zswap shrinker Test Case 1; more random bytes make each page take
+ * more room in the zswap pool.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -30,12 +32,19 @@ int main(int argc, char **argv)
 {
 	unsigned long pages = 0, reclaims = 0;
 	uint32_t x = 2463534242u;
+	int fd, i, words = 1;
 	double end;
-	int fd;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: trickle SECONDS INTERVAL_US MEMORY_RECLAIM_FILE\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: trickle SECONDS INTERVAL_US MEMORY_RECLAIM_FILE [RANDOM_BYTES]\n");
 		return 64;
+	}
+	if (argc == 5) {
+		words = (atoi(argv[4]) + 3) / 4;
+		if (words < 1 || words > 1024) {
+			fprintf(stderr, "trickle: RANDOM_BYTES is 1..4096, got '%s'\n", argv[4]);
+			return 64;
+		}
 	}
 	fd = open(argv[3], O_WRONLY);
 	if (fd < 0) {
@@ -51,10 +60,12 @@ int main(int argc, char **argv)
 			perror("trickle: mmap");
 			return 2;
 		}
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[0] = x | 1;
+		for (i = 0; i < words; i++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			p[i] = x | 1;
+		}
 		pages++;
 		reclaims += write(fd, "4096", 4) == 4;
 		usleep(atoi(argv[2]));
