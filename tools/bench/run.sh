@@ -10,12 +10,14 @@
 # prompt-free: the module loaded with sync_free/async_free off vs on, on
 #   async disk swap, sync zram swap and a swap file (3 iterations each).
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
-#   against each shrink_policy, order rotated, 3 iterations (12 s runs,
+#   against each shrink_policy, order rotated, 3 iterations (case1: 30 s
+#   of trickle at the pool limit; case2a/2b: 12 s of random writers;
 #   zswap's shrinker off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, stock against each
 #   readahead_policy, order rotated, 3 iterations.
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
-# ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the workload).
+# ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
+# ZSWB_BENCH_DURATION, ZSWB_BENCH_TRICKLE (shrinker: case2 and case1 s).
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 cd "$ZSWB_TOP"
@@ -42,7 +44,7 @@ prompt_free() {
 
 shrinker() {
 	local log=bench-results/shrinker.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-12} /bench/shrinker.sh $iter case1 case2a case2b" |
+	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-12} ZSWB_BENCH_TRICKLE=${ZSWB_BENCH_TRICKLE:-30} /bench/shrinker.sh $iter case1 case2a case2b" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
