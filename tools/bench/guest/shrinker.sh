@@ -87,8 +87,9 @@ one_run() {
 		# Measure the steady state only: from the end of the first
 		# shrink (the pool back near the accept threshold), when every
 		# variant is at the same point of the cycle.
-		near=$(awk -v pct=$(cat $P/accept_threshold_percent) '/^MemTotal/ {
-			printf "%d", $2 * 1024 / 100 * (pct + 5) / 100 }' /proc/meminfo)
+		near=$(awk -v max=$(cat $P/max_pool_percent) \
+			-v acc=$(cat $P/accept_threshold_percent) '/^MemTotal/ {
+			printf "%d", $2 * 1024 * max / 100 * (acc + 5) / 100 }' /proc/meminfo)
 		n=0
 		while [ "$(zs pool_total_size)" -ge "$near" ]; do
 			[ $n -lt 600 ] || { echo "# $case $pol $it: no shrink in 60 s"; break; }
