@@ -110,9 +110,9 @@ one_run() {
 	fi
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	w0=$(wbstat shrink_written_node0) w1=$(wbstat shrink_written_node1)
+	cw=$(wbstat shrink_calls_worker) cs=$(wbstat shrink_calls_store)
 	line="RESULT $case $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
-	line="$line shrink_calls=$(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))"
-	line="$line shrink_calls_worker=$(wbstat shrink_calls_worker) shrink_calls_store=$(wbstat shrink_calls_store)"
+	line="$line shrink_calls=$((cw + cs)) shrink_calls_worker=$cw shrink_calls_store=$cs"
 	[ $runs = 0 ] || line="$line shrink_worker_runs=$(( $(worker_runs) - a_runs ))"
 	wb=$(( $(vmstat zswpwb) - a_zswpwb ))
 	zo=$(( $(vmstat zswpout) - a_zswpout ))
@@ -125,7 +125,7 @@ one_run() {
 	line="$line node0_written=$w0 node1_written=$w1"
 	# Calls per page written back: the cost of the writeback, whatever
 	# amount each variant got done in the same time.
-	line="$line calls_per_written=$(awk -v c=$(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) )) -v w=$((w0 + w1)) 'BEGIN { printf "%.3f", w ? c / w : 0 }')"
+	line="$line calls_per_written=$(awk -v c=$((cw + cs)) -v w=$((w0 + w1)) 'BEGIN { printf "%.3f", w ? c / w : 0 }')"
 	line="$line node_share_pct=$(awk -v a=$w0 -v b=$w1 'BEGIN { m = a < b ? a : b; printf "%.1f", a + b ? 100 * m / (a + b) : 0 }')"
 	echo "$line"
 	cg_del bench
