@@ -8,6 +8,7 @@
 # the DKMS-installed module and modprobes it. Prints KTAP.
 set -u
 . "$(dirname "$0")/../tools/kernel/common.sh"
+zswb_need dkms git tar
 zswb_dirs || exit 1
 KREL=$(zswb_kernelrelease)
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$ZSWB_TOP/dkms.conf")

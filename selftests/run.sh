@@ -9,6 +9,9 @@
 #   selftests/run.sh [SUITE...]     default: every suite, in order
 set -u
 . "$(dirname "$0")/../tools/kernel/common.sh"
+# What the host suites use beyond the kernel build (sparse for C=2, dkms,
+# checkpatch's perl, the patch check's apt tools); the VM runner installs QEMU.
+zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 

@@ -8,6 +8,7 @@
 # removes.
 set -eu
 . "$(dirname "$0")/kernel/common.sh"
+zswb_need python3
 cd "$ZSWB_TOP"
 iter=${ZSWB_DEMO_ITER:-2}
 log=$(mktemp)

@@ -20,6 +20,7 @@
 # ZSWB_BENCH_DURATION, ZSWB_BENCH_TRICKLE (shrinker: case2 and case1 s).
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
+zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead"
 names=${*:-$ALL}

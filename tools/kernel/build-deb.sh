@@ -15,15 +15,7 @@ flavour=${ZSWB_DEB_FLAVOUR:-amd64_none_amd64}
 # Sources, patches and build dependencies as for the test kernel.
 ZSWB_BUILD_ONLY_SOURCE=1 bash "$ZSWB_TOP/tools/kernel/build.sh"
 zswb_dirs
-need="linux-config-6.12 debhelper rsync dwarves python3"
-missing=""
-for p in $need; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	[ "$(id -u)" = 0 ] || zswb_die "missing packages:$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+zswb_need linux-config-6.12 debhelper rsync dwarves python3
 cfg=/usr/src/linux-config-6.12/config.$flavour.xz
 [ -f "$cfg" ] || zswb_die "no Debian config $cfg (flavours: $(ls /usr/src/linux-config-6.12 | sed 's/config\.//; s/\.xz//' | tr '\n' ' '))"
 

@@ -13,19 +13,6 @@ set -eu
 
 PKGS="$ZSWB_SRCPKG build-essential bc bison flex libelf-dev libssl-dev ccache cpio kmod rsync xz-utils"
 
-install_deps() {
-	local missing=""
-	for p in $PKGS; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	[ "$(id -u)" = 0 ] || zswb_die "missing packages:$missing (run as root, or apt-get install them)"
-	echo "installing:$missing"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-}
-
 extract() {
 	[ -f "$ZSWB_SRC/Makefile" ] && return 0
 	local tmp
@@ -80,7 +67,7 @@ configure() {
 }
 
 mkdir -p "$ZSWB_CACHE"
-install_deps
+zswb_need $PKGS
 zswb_dirs
 mkdir -p "$ZSWB_OBJ"
 echo "kernel source: Debian $ZSWB_SRCPKG $ZSWB_SRCVER"

@@ -34,9 +34,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-for tool in apt-cache apt-get dpkg-deb tar xz patch; do
-	command -v "$tool" >/dev/null || zswb_die "$tool is required"
-done
+zswb_need apt dpkg tar xz-utils patch
 
 DEBS=$ZSWB_CACHE/debs
 TMP=""

@@ -30,3 +30,26 @@ zswb_die() {
 	echo "error: $*" >&2
 	exit 1
 }
+
+# zswb_need PKG...: install the Debian packages that are missing, by name,
+# from the registry apt is configured with. Every make target calls it for
+# what it uses, so a fresh Debian 12 machine needs nothing beforehand.
+# Not root: name what is missing and fail.
+zswb_need() {
+	local p missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] ||
+		zswb_die "missing Debian packages:$missing (run as root, or apt-get install them)"
+	echo "installing:$missing" >&2
+	# A fresh machine may have no package lists yet; refresh them once.
+	if [ -z "${ZSWB_APT_UPDATED:-}" ]; then
+		apt-get update -qq >&2 || zswb_die "apt-get update failed"
+		export ZSWB_APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$missing >/dev/null || zswb_die "apt-get install$missing failed"
+}

@@ -9,9 +9,7 @@ set -eu
 zswb_dirs
 KREL=$(zswb_kernelrelease)
 [ -n "$KREL" ] || zswb_die "no built kernel in $ZSWB_OBJ: run 'make kernel'"
-[ -x /bin/busybox ] && file -L /bin/busybox | grep -q "statically linked" ||
-	{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq busybox-static >/dev/null; } ||
-	zswb_die "busybox-static is needed"
+zswb_need busybox-static cpio kmod gzip gcc libc6-dev make
 KO=${ZSWB_KO:-$ZSWB_TOP/module/zswap_wb.ko}
 [ -f "$KO" ] || zswb_die "no $KO: run 'make module'"
 

@@ -53,9 +53,7 @@ case "$mem" in ''|*[!0-9]*) zswb_die "--mem takes MiB, got '$mem'" ;; esac
 case "$timeout" in ''|*[!0-9]*) zswb_die "--timeout takes seconds, got '$timeout'" ;; esac
 case "$accel" in auto|kvm|tcg) ;; *) zswb_die "--accel is auto, kvm or tcg, got '$accel'" ;; esac
 [ -z "$script" ] || [ -f "$script" ] || zswb_die "no script $script"
-command -v qemu-system-x86_64 >/dev/null ||
-	{ [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >/dev/null; } ||
-	zswb_die "qemu-system-x86_64 is needed (apt-get install qemu-system-x86)"
+zswb_need qemu-system-x86 e2fsprogs cpio
 
 zswb_dirs
 kernel=$ZSWB_OBJ/arch/x86/boot/bzImage
