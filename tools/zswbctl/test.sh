@@ -2,16 +2,38 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-side test for zswbctl: build it, then run every subcommand and error
-# path against a fake sysfs/debugfs tree in a temporary directory.  Prints
-# KTAP and exits 0 only if every test passed.  Never touches the real module:
-# the paths point into the fake tree and delete_module() is always skipped.
+# path against a fake sysfs/debugfs tree in a temporary directory; check the
+# Prometheus output with a text-format parser, the JSON with python3, the man
+# page with man and groff, "make install", and checkpatch.  Prints KTAP and
+# exits 0 only if every test passed.  Never touches the real module: the
+# paths point into the fake tree and delete_module() is always skipped.
 
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source=../kernel/common.sh
+. "$top/tools/kernel/common.sh"
+# The build, the Prometheus text parser (Debian's python3, not whatever
+# python3 comes first in PATH), the man page linters, chattr and setpriv.
+zswb_need gcc libc6-dev make python3 python3-prometheus-client groff-base man-db \
+	e2fsprogs util-linux
+py=/usr/bin/python3
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+immutable=()
+# Files made immutable by a test must be mutable again before rm -rf.
+cleanup() {
+	local f
+
+	for f in "${immutable[@]}"; do chattr -i "$f" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 bin=$here/zswbctl
-export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/debug ZSWB_NO_DELETE_MODULE=1
+# Hook and lockdown probes read fake files too: never the host's.
+export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/debug ZSWB_NO_DELETE_MODULE=1 \
+	ZSWB_KALLSYMS=$tmp/kallsyms ZSWB_KCONFIG=$tmp/none ZSWB_LOCKDOWN=$tmp/lockdown
+echo "ffffffff81234560 T zswap_wb_register" >"$tmp/kallsyms"
+echo "[none] integrity confidentiality" >"$tmp/lockdown"
 p=$tmp/sys/parameters
 d=$tmp/debug
 
@@ -30,6 +52,11 @@ result() {
 	while IFS= read -r l; do lines+=("# stdout: $l"); done <<<"${out-}"
 	while IFS= read -r l; do lines+=("# stderr: $l"); done <<<"${err-}"
 	failed=$((failed + 1))
+}
+
+# diag TEXT: a diagnostic line for the KTAP output.
+diag() {
+	lines+=("# $*")
 }
 
 # skip DESC WHY: record test DESC as skipped.
@@ -96,8 +123,8 @@ wb_free = Y
 stored_pages 100
 written_back 5
 state idle'
-nomod="zswbctl: zswap_wb is not loaded (no $tmp/none)"
-nodbg="zswbctl: no $tmp/none: is debugfs mounted (mount -t debugfs none /sys/kernel/debug)?"
+nomod="zswbctl: zswap_wb is not loaded (no $tmp/none): load it with 'modprobe zswap_wb'"
+nodbg="zswbctl: no $tmp/none: debugfs is not mounted on $tmp (mount -t debugfs none $tmp)"
 
 make -s -C "$here" >"$tmp/build" 2>&1
 rc=$?
@@ -214,10 +241,501 @@ for cmd in status "get enabled" "set enabled N" unload; do
 	t "$cmd: module not loaded" 2 '' "$nomod" $cmd
 done
 export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/none
-for cmd in status stats reset "diff true"; do
+t "status: no debugfs shows the parameters" 4 "${status%%$'\n'stored_pages*}" \
+	"$nodbg"$'\n'"zswbctl: statistics not shown, parameters only" status
+for cmd in stats reset "diff true" prometheus; do
 	# shellcheck disable=SC2086
-	t "$cmd: no debugfs" 2 '' "$nodbg" $cmd
+	t "$cmd: no debugfs" 4 '' "$nodbg" $cmd
 done
+export ZSWB_DEBUGFS=$tmp/debug
+
+# --- Version, help, options ---
+
+version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
+[ -n "$version" ]
+result "dkms.conf has a PACKAGE_VERSION" $?
+t "--version: the version of dkms.conf" 0 "zswbctl $version" '' --version
+t "-V" 0 "zswbctl $version" '' -V
+
+# The values the module accepts, read from its sources: --help must list them.
+src_words() { # FILE ARRAY: the strings of "ARRAY[] = { ... };" in FILE
+	sed -n "/$2\\[\\] = {/,/};/p" "$1" | grep -o '"[a-z0-9_]*"' | tr -d '"'
+}
+shrink_names=$(src_words "$top/module/shrinker.c" zswb_shrink_policy_names)
+ra_names=$(src_words "$top/module/readahead.c" zswb_ra_policy_names)
+bool_names=$(src_words "$top/module/main.c" words)
+batch_range=$(sed -n 's/.*param_set_uint_minmax(val, kp, \([0-9]*\), \([0-9]*\)).*/\1 \2/p' \
+	"$top/module/shrinker.c")
+stat_names=$(sed -n 's/^\s*\[ZSWB_[A-Z_]*\]\s*= "\([a-z_]*\)",$/\1/p' "$top/module/stats.c")
+[ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
+	[ -n "$batch_range" ] && [ -n "$stat_names" ]
+result "module sources give the parameter values and counter names" $?
+
+zsw --help
+help=$out
+ok=0
+[ "$rc" = 0 ] && [ -z "$err" ] || ok=1
+for c in status get set stats diff prometheus reset unload; do
+	grep -qE "^  $c " <<<"$help" || { diag "--help: no command $c"; ok=1; }
+done
+for c in 0 1 2 3 4 5 6 64; do
+	grep -qE "^  $c +[a-z]" <<<"$help" || { diag "--help: no exit code $c"; ok=1; }
+done
+line=$(grep -E '^  shrink_policy ' <<<"$help")
+for v in $shrink_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
+line=$(grep -E '^  readahead_policy ' <<<"$help")
+for v in $ra_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
+line=$(grep -E '^  sync_free ' <<<"$help")
+for v in $bool_names; do [[ $line == *[\ \|]"$v"[\|,\ ]* ]] || ok=1; done
+read -r lo hi <<<"$batch_range"
+grep -qE "^  shrink_batch +an integer from $lo to $hi " <<<"$help" || ok=1
+[ "$ok" = 0 ]
+result "--help: commands, each parameter's values (as the module's sources), exit codes" $?
+
+t "unknown option" 64 '' "zswbctl: unknown option '--frob'"$'\n'"$usage" --frob status
+t "--json with get" 64 '' "zswbctl: --json is for status and stats, not get"$'\n'"$usage" \
+	--json get enabled
+t "prometheus: extra argument" 64 '' "$usage" prometheus a b
+
+# --- A fake tree with the module's own parameters and statistics ---
+
+# fake_mod: the parameters and statistics the module has (names from its
+# sources), each counter a distinct value, two nodes, a latency histogram.
+fake_mod() {
+	local k v=101 i
+
+	rm -rf "$tmp/sys" "$d"
+	mkdir -p "$p" "$d"
+	echo N >"$p/sync_free"
+	echo Y >"$p/async_free"
+	echo per_node >"$p/shrink_policy"
+	echo 32 >"$p/shrink_batch"
+	echo stock >"$p/readahead_policy"
+	for k in $stat_names; do
+		echo "$k $v"
+		v=$((v + 1))
+	done >"$d/stats"
+	printf '%s\n' "queue_depth 3" "queue_depth_max 9" "inflight 4" \
+		"free_latency_p50_us 16" "free_latency_p99_us 1024" \
+		"free_latency_max_us 16777216" \
+		"shrink_scanned_node0 300" "shrink_written_node0 50" \
+		"shrink_scanned_node1 200" "shrink_written_node1 70" >>"$d/stats"
+	# 24 power-of-two buckets as stats.c prints them; the last is open.
+	for i in $(seq 0 23); do
+		echo "$((2 << i)) $(( i < 5 ? 10 - i : (i == 23 ? 2 : 0) ))"
+	done >"$d/free_latency_us"
+	: >"$d/reset"
+}
+
+fake_mod
+zsw --json status
+json_ok() { # PYTHON-EXPRESSION on j, the JSON of $out
+	"$py" -c 'import json, sys; j = json.loads(sys.stdin.read()); sys.exit(0 if ('"$1"') else 1)' \
+		<<<"$out" 2>"$tmp/pyerr"
+}
+[ "$rc" = 0 ] && [ -z "$err" ] && json_ok 'j["parameters"] == {"sync_free": False,
+	"async_free": True, "shrink_policy": "per_node", "shrink_batch": 32,
+	"readahead_policy": "stock"} and j["statistics"]["written_back"] == 101 and
+	j["statistics"]["shrink_written_node1"] == 70 and
+	j["statistics"]["free_latency_max_us"] == 16777216 and
+	len(j["statistics"]) == '"$(wc -l <"$d/stats")"
+result "status --json: valid JSON, typed values" $?
+zsw status -j
+[ "$rc" = 0 ] && json_ok 'j["parameters"]["shrink_batch"] == 32'
+result "status -j after the command" $?
+zsw --json stats
+[ "$rc" = 0 ] && json_ok 'j["queue_depth"] == 3 and j["written_back"] == 101 and
+	list(j)[:2] == ["written_back", "freed_sync"]'
+result "stats --json" $?
+zsw stats --json inflight written_back
+[ "$rc" = 0 ] && json_ok 'j == {"inflight": 4, "written_back": 101}'
+result "stats --json KEY KEY" $?
+t "stats --json: unknown key prints nothing" 1 '' "zswbctl: unknown statistic 'bogus'" \
+	stats --json inflight bogus
+printf 'odd "quoted\\ \001 value\n' >>"$d/stats"
+zsw --json stats odd
+[ "$rc" = 0 ] && json_ok 'j == {"odd": "\"quoted\\ \u0001 value"}'
+result "stats --json: strings escaped" $?
+fake_mod
+export ZSWB_DEBUGFS=$tmp/none
+zsw --json status
+[ "$rc" = 4 ] && json_ok 'j["statistics"] is None and j["parameters"]["async_free"]' &&
+	[[ $err == *"debugfs is not mounted"*"statistics not shown"* ]]
+result "status --json without debugfs: parameters, statistics null, exit 4" $?
+export ZSWB_DEBUGFS=$tmp/debug
+
+# --- diff: counters only ---
+
+# After: written_back +7, node1 scanned +5, every gauge and percentile moved.
+awk '$1 == "written_back" { $2 += 7 } $1 == "shrink_scanned_node1" { $2 += 5 }
+     $1 ~ /^(queue_depth|queue_depth_max|inflight)$/ { $2 += 40 }
+     $1 ~ /^free_latency_/ { $2 *= 2 } { print }' "$d/stats" >"$tmp/stats.after"
+zsw diff -- cp "$tmp/stats.after" "$d/stats"
+want=$(for k in $stat_names; do echo "$k 0"; done | sed 's/^written_back 0$/written_back 7/'
+	printf '%s\n' "shrink_scanned_node0 0" "shrink_written_node0 0" \
+		"shrink_scanned_node1 5" "shrink_written_node1 0")
+[ "$rc" = 0 ] && [ "$out" == "$want" ] && [ -z "$err" ]
+result "diff: every counter, per-node ones too; no gauge, no percentile" $?
+
+# --- set: values checked before anything is written ---
+
+fake_mod
+t "set: bad policy" 64 '' \
+	"zswbctl: invalid value 'fast' for shrink_policy: one of stock, carry, split, per_node, local_first" \
+	set sync_free 1 shrink_policy fast
+is "set: bad policy changes nothing" "$p/sync_free" N
+t "set: bad boolean" 64 '' \
+	"zswbctl: invalid value 'maybe' for async_free: one of 1, 0, y, n, yes, no, on, off, true, false" \
+	set async_free maybe
+for v in 0 1025 -1 12x ''; do
+	t "set: shrink_batch '$v' refused" 64 '' \
+		"zswbctl: invalid value '$v' for shrink_batch: an integer from 1 to 1024" \
+		set shrink_batch "$v"
+done
+is "set: bad shrink_batch changes nothing" "$p/shrink_batch" 32
+t "set: bad readahead_policy" 64 '' "zswbctl: invalid value 'skip' for readahead_policy: *" \
+	set readahead_policy skip
+t "set: valid values of each kind" 0 '' '' \
+	set sync_free YES shrink_batch 0x40 shrink_policy local_first readahead_policy skip_fault
+is "set: valid boolean written as given" "$p/sync_free" YES
+is "set: valid integer written as given" "$p/shrink_batch" 0x40
+is "set: valid shrink_policy written" "$p/shrink_policy" local_first
+is "set: valid readahead_policy written" "$p/readahead_policy" skip_fault
+
+# --- prometheus ---
+
+cat >"$tmp/promcheck.py" <<'EOF'
+# Validate Prometheus text format on stdin; on success print every sample
+# as "name{labels} value", else the reasons on stderr and exit 1.
+import math, re, sys
+from prometheus_client.parser import text_string_to_metric_families
+
+text = sys.stdin.read()
+bad = []
+name_re = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+sample_re = re.compile(r"^(%s)(\{[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\n]|\\[\\\"n])*\""
+                       r"(?:,[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\n]|\\[\\\"n])*\")*\})? (\S+)$"
+                       % name_re)
+helped, typed, fam, ftype = set(), {}, None, None
+if not text.endswith("\n"):
+    bad.append("no final newline")
+for n, line in enumerate(text.split("\n")[:-1], 1):
+    if line.startswith("# HELP "):
+        parts = line.split(" ", 3)
+        if len(parts) < 4 or not parts[3].strip() or parts[2] in helped:
+            bad.append("%d: HELP empty or repeated" % n)
+        helped.add(parts[2])
+    elif line.startswith("# TYPE "):
+        parts = line.split(" ")
+        if (len(parts) != 4 or parts[3] not in ("counter", "gauge", "histogram")
+                or parts[2] in typed or parts[2] not in helped):
+            bad.append("%d: bad TYPE, or one without HELP: %s" % (n, line))
+        fam, ftype = parts[2], parts[3]
+        typed[fam] = ftype
+    else:
+        m = sample_re.match(line)
+        if not m:
+            bad.append("%d: not a sample: %r" % (n, line))
+            continue
+        names = [fam + s for s in ("_bucket", "_count", "_sum")] if ftype == "histogram" else [fam]
+        if m.group(1) not in names:
+            bad.append("%d: %s is not in family %s" % (n, m.group(1), fam))
+        if not m.group(1).startswith("zswap_wb_"):
+            bad.append("%d: %s lacks the zswap_wb_ prefix" % (n, m.group(1)))
+        try:
+            float(m.group(3))
+        except ValueError:
+            bad.append("%d: bad value %r" % (n, m.group(3)))
+try:
+    fams = list(text_string_to_metric_families(text))
+except Exception as e:
+    fams = []
+    bad.append("parser: %s" % e)
+dump = []
+for f in fams:
+    if f.type not in ("counter", "gauge", "histogram") or not f.documentation:
+        bad.append("%s: type %s, help %r" % (f.name, f.type, f.documentation))
+    if f.type == "counter" and not all(s.name.endswith("_total") and s.value >= 0
+                                       for s in f.samples):
+        bad.append("%s: counter sample not _total or negative" % f.name)
+    if f.type == "histogram":
+        b = [s for s in f.samples if s.name == f.name + "_bucket"]
+        c = [s.value for s in f.samples if s.name == f.name + "_count"]
+        les = [float(s.labels.get("le", "nan")) for s in b]
+        vals = [s.value for s in b]
+        if (not b or les != sorted(les) or len(set(les)) != len(les) or les[-1] != math.inf
+                or vals != sorted(vals) or c != [vals[-1]]):
+            bad.append("%s: buckets not cumulative, +Inf missing or != _count" % f.name)
+    for s in f.samples:
+        labels = ",".join('%s="%s"' % kv for kv in sorted(s.labels.items()))
+        dump.append("%s%s %r" % (s.name, "{%s}" % labels if labels else "", s.value))
+if bad:
+    sys.stderr.write("\n".join(bad) + "\n")
+    sys.exit(1)
+print("\n".join(dump))
+EOF
+promcheck() { "$py" "$tmp/promcheck.py" >"$tmp/prom.dump" 2>"$tmp/prom.err"; }
+has() { grep -qxF "$1" "$tmp/prom.dump" || { diag "missing: $1"; return 1; }; }
+
+# The validator itself must refuse malformed text.
+good=$'# HELP zswap_wb_a_total A.\n# TYPE zswap_wb_a_total counter\nzswap_wb_a_total 1\n'
+promcheck <<<"${good%$'\n'}"
+result "promcheck accepts a well-formed counter" $?
+broken=(
+	"a value that is not a number" "${good/zswap_wb_a_total 1/zswap_wb_a_total one}"
+	"an unquoted label" "${good/zswap_wb_a_total 1/zswap_wb_a_total\{node=0\} 1}"
+	"a TYPE without HELP" "${good#*$'\n'}"
+	"a type other than counter, gauge, histogram" "${good/counter/summary}"
+	"a sample outside its family" "${good/zswap_wb_a_total 1/zswap_wb_b_total 1}"
+	"buckets that are not cumulative"
+	$'# HELP zswap_wb_h H.\n# TYPE zswap_wb_h histogram\nzswap_wb_h_bucket{le="1"} 5\nzswap_wb_h_bucket{le="2"} 3\nzswap_wb_h_bucket{le="+Inf"} 5\nzswap_wb_h_count 5\n'
+	"a histogram without +Inf"
+	$'# HELP zswap_wb_h H.\n# TYPE zswap_wb_h histogram\nzswap_wb_h_bucket{le="1"} 5\nzswap_wb_h_count 5\n'
+)
+for ((i = 0; i < ${#broken[@]}; i += 2)); do
+	! promcheck <<<"${broken[i + 1]%$'\n'}"
+	result "promcheck refuses ${broken[i]}" $?
+	grep -q . "$tmp/prom.err" || diag "promcheck gave no reason for ${broken[i]}"
+done
+
+fake_mod
+zsw prometheus
+printf '%s\n' "$out" >"$tmp/prom.stdout"
+promcheck <"$tmp/prom.stdout"
+pc=$?
+[ "$rc" = 0 ] && [ -z "$err" ] && [ "$pc" = 0 ]
+result "prometheus: the text format parser accepts it" $?
+ok=0
+has "zswap_wb_param_sync_free 0.0" && has "zswap_wb_param_async_free 1.0" &&
+	has "zswap_wb_param_shrink_batch 32.0" &&
+	has 'zswap_wb_param_info{name="shrink_policy",value="per_node"} 1.0' &&
+	has 'zswap_wb_param_info{name="readahead_policy",value="stock"} 1.0' || ok=1
+result "prometheus: parameters as 0/1 and numeric gauges, policies as info labels" $ok
+ok=0
+v=101
+for k in $stat_names; do
+	has "zswap_wb_${k}_total $v.0" || ok=1
+	grep -q "^# TYPE zswap_wb_${k}_total counter$" "$tmp/prom.stdout" || ok=1
+	v=$((v + 1))
+done
+result "prometheus: every module counter as a _total counter with its value" $ok
+ok=0
+has 'zswap_wb_shrink_scanned_total{node="0"} 300.0' &&
+	has 'zswap_wb_shrink_scanned_total{node="1"} 200.0' &&
+	has 'zswap_wb_shrink_written_total{node="1"} 70.0' || ok=1
+[ "$(grep -c '^# TYPE zswap_wb_shrink_scanned_total counter$' "$tmp/prom.stdout")" = 1 ] || ok=1
+result "prometheus: per-node counters as one family with node labels" $ok
+ok=0
+for g in queue_depth queue_depth_max inflight; do
+	grep -q "^# TYPE zswap_wb_$g gauge$" "$tmp/prom.stdout" || ok=1
+done
+has "zswap_wb_queue_depth 3.0" && has "zswap_wb_inflight 4.0" &&
+	has "zswap_wb_free_latency_p50_seconds 1.6e-05" &&
+	has "zswap_wb_free_latency_max_seconds 16.777216" || ok=1
+! grep -q "queue_depth_total\|inflight_total\|latency_p50_seconds_total" "$tmp/prom.stdout" || ok=1
+result "prometheus: gauges and percentiles (in seconds) as gauges" $ok
+ok=0
+has 'zswap_wb_free_latency_seconds_bucket{le="0.000002"} 10.0' &&
+	has 'zswap_wb_free_latency_seconds_bucket{le="0.000032"} 40.0' &&
+	has 'zswap_wb_free_latency_seconds_bucket{le="8.388608"} 40.0' &&
+	has 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 42.0' &&
+	has 'zswap_wb_free_latency_seconds_count 42.0' || ok=1
+[ "$(grep -c '_bucket' "$tmp/prom.dump")" = 24 ] || ok=1
+! grep -q 'le="16.777216"\|free_latency_seconds_sum' "$tmp/prom.stdout" || ok=1
+result "prometheus: histogram cumulative in seconds, open last bucket only in +Inf, no _sum" $ok
+# HELP lines are the documentation's words (markup and line breaks aside).
+docs=$(cat "$top"/Documentation/*.rst | tr -d '`' | tr -s ' \n' '  ')
+ok=0
+for k in $stat_names queue_depth queue_depth_max inflight; do
+	h=$(sed -n "s/^# HELP zswap_wb_${k}\(_total\)\? //p" "$tmp/prom.stdout")
+	if [ -z "$h" ] || [[ $docs != *"${h%.}"* ]]; then
+		diag "HELP of $k: '$h'"
+		ok=1
+	fi
+done
+for k in sync_free async_free shrink_batch; do
+	h=$(sed -n "s/^# HELP zswap_wb_param_$k //p" "$tmp/prom.stdout")
+	if [ -z "$h" ] || [[ $docs != *"${h%.}"* ]]; then
+		diag "HELP of $k: '$h'"
+		ok=1
+	fi
+done
+result "prometheus: HELP of each counter, gauge and parameter in the docs' words" $ok
+
+mkdir "$tmp/tf"
+echo old >"$tmp/tf/zswap_wb.prom"
+ino=$(stat -c %i "$tmp/tf/zswap_wb.prom")
+t "prometheus FILE" 0 '' '' prometheus "$tmp/tf/zswap_wb.prom"
+cmp -s "$tmp/tf/zswap_wb.prom" "$tmp/prom.stdout" &&
+	[ "$(stat -c %a "$tmp/tf/zswap_wb.prom")" = 644 ] &&
+	[ "$(stat -c %i "$tmp/tf/zswap_wb.prom")" != "$ino" ] &&
+	[ "$(ls -A "$tmp/tf")" = zswap_wb.prom ]
+result "prometheus FILE: same text, mode 644, a new inode (renamed), no temporary left" $?
+(cd "$tmp/tf" && "$bin" prometheus rel.prom) && cmp -s "$tmp/tf/rel.prom" "$tmp/prom.stdout"
+result "prometheus FILE: relative name" $?
+rm "$tmp/tf/rel.prom"
+
+t "prometheus: no such directory" 1 '' \
+	"zswbctl: cannot create a temporary file in $tmp/nodir: No such file or directory" \
+	prometheus "$tmp/nodir/zswap_wb.prom"
+[ ! -e "$tmp/nodir" ]
+result "prometheus: no such directory, nothing created" $?
+t "prometheus: FILE is a directory" 1 '' "zswbctl: cannot write $tmp/tf: Is a directory" \
+	prometheus "$tmp/tf"
+t "prometheus: FILE ends in /" 64 '' "zswbctl: '$tmp/tf/' is not a file name" \
+	prometheus "$tmp/tf/"
+[ "$(ls -A "$tmp/tf")" = zswap_wb.prom ] && ! compgen -G "$tmp/.tf.*" >/dev/null
+result "prometheus: refused FILEs leave no temporary file" $?
+cp "$tmp/tf/zswap_wb.prom" "$tmp/prom.before"
+if chattr +i "$tmp/tf" 2>/dev/null; then
+	immutable+=("$tmp/tf")
+	t "prometheus: unwritable directory" 1 '' \
+		"zswbctl: cannot create a temporary file in $tmp/tf: Operation not permitted" \
+		prometheus "$tmp/tf/zswap_wb.prom"
+	chattr -i "$tmp/tf"
+	cmp -s "$tmp/tf/zswap_wb.prom" "$tmp/prom.before" && [ "$(ls -A "$tmp/tf")" = zswap_wb.prom ]
+	result "prometheus: unwritable directory, FILE unchanged" $?
+else
+	skip "prometheus: unwritable directory" "chattr +i not supported here"
+	skip "prometheus: unwritable directory, FILE unchanged" "chattr +i not supported here"
+fi
+rm "$d/free_latency_us"
+t "prometheus: unreadable histogram" 1 '' \
+	"zswbctl: cannot read $d/free_latency_us: No such file or directory" \
+	prometheus "$tmp/tf/zswap_wb.prom"
+printf '2 1\n4 x\n' >"$d/free_latency_us"
+t "prometheus: malformed histogram" 1 '' \
+	"zswbctl: $d/free_latency_us: unexpected line '4 x'" prometheus "$tmp/tf/zswap_wb.prom"
+cmp -s "$tmp/tf/zswap_wb.prom" "$tmp/prom.before" && [ "$(ls -A "$tmp/tf")" = zswap_wb.prom ]
+result "prometheus: errors leave FILE unchanged" $?
+fake
+printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+zsw prometheus
+promcheck <<<"$out" && has 'zswap_wb_param_info{name="compressor",value="lz4"} 1.0' &&
+	has "zswap_wb_param_enabled 1.0" && has "zswap_wb_stored_pages_total 100.0" &&
+	grep -q '^# HELP zswap_wb_stored_pages_total zswap_wb statistic stored_pages.$' <<<"$out" &&
+	! grep -q state <<<"$out"
+result "prometheus: unknown parameters and statistics, non-numeric values left out" $?
+"$bin" stats >/dev/full 2>"$tmp/err"
+rc=$?
+out=''
+err=$(<"$tmp/err")
+[ "$rc" = 1 ] && [[ $err == "zswbctl: cannot write to stdout: No space left on device" ]]
+result "stdout: a write error fails" $?
+
+# --- Why the module, debugfs or a file is not there ---
+
+export ZSWB_SYSFS=$tmp/none
+nohook="zswbctl: zswap_wb cannot be loaded: the running kernel has no zswap writeback hook"
+printf '%s\n' "ffffffff81000000 T _stext" "ffffffff81234560 T zswap_wb_registered" \
+	"ffffffffc0000000 t zswap_wb_register_x	[foo]" >"$tmp/kallsyms"
+t "no hook in kallsyms" 3 '' \
+	"$nohook"$'\n'"zswbctl: (* has no zswap_wb_register in $tmp/kallsyms): boot a kernel built with CONFIG_ZSWAP_WRITEBACK_HOOK=y" \
+	stats
+echo "ffffffffc0001000 T zswap_wb_register	[zswap_hook]" >>"$tmp/kallsyms"
+t "hook in kallsyms, module line format" 2 '' "$nomod" get sync_free
+export ZSWB_KALLSYMS=$tmp/none ZSWB_KCONFIG=$tmp/config
+printf '%s\n' "CONFIG_ZSWAP=y" "# CONFIG_ZSWAP_WRITEBACK_HOOK is not set" >"$tmp/config"
+t "no kallsyms, config without the hook" 3 '' \
+	"$nohook"$'\n'"zswbctl: (* has no CONFIG_ZSWAP_WRITEBACK_HOOK=y in $tmp/config): boot a kernel built with it" \
+	status
+echo "CONFIG_ZSWAP_WRITEBACK_HOOK=y" >>"$tmp/config"
+t "no kallsyms, config with the hook" 2 '' "$nomod" prometheus
+export ZSWB_KCONFIG=$tmp/none
+t "neither kallsyms nor config: not loaded" 2 '' "$nomod" unload
+export ZSWB_SYSFS=$tmp/sys ZSWB_KALLSYMS=$tmp/kallsyms
+
+fake
+echo "none [integrity] confidentiality" >"$tmp/lockdown"
+if chattr +i "$d/reset" 2>/dev/null; then
+	immutable+=("$d/reset")
+	t "reset: kernel lockdown" 6 '' \
+		"zswbctl: cannot reset statistics: Operation not permitted: the kernel is locked down (integrity), see kernel_lockdown(7)" \
+		reset
+	echo "[none] integrity confidentiality" >"$tmp/lockdown"
+	t "reset: EPERM without lockdown" 1 '' \
+		"zswbctl: cannot reset statistics: Operation not permitted" reset
+	chattr -i "$d/reset"
+	[ ! -s "$d/reset" ]
+	result "reset: refused, nothing written" $?
+else
+	for i in 1 2 3; do skip "reset: kernel lockdown ($i)" "chattr +i not supported here"; done
+fi
+echo "[none] integrity confidentiality" >"$tmp/lockdown"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -p "$tmp/rootonly/zswap_wb"
+	chmod 700 "$tmp/rootonly"
+	chmod 755 "$tmp"
+	asnobody() {
+		ZSWB_DEBUGFS=$tmp/rootonly/zswap_wb setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		out=$(<"$tmp/out")
+		err=$(<"$tmp/err")
+	}
+	asnobody stats
+	[ "$rc" = 5 ] && [ -z "$out" ] && [ "$err" == \
+		"zswbctl: cannot access $tmp/rootonly/zswap_wb: Permission denied: debugfs is for root, run zswbctl as root" ]
+	result "stats as a user: permission denied" $?
+	asnobody status
+	[ "$rc" = 5 ] && [ "$out" == "${status%%$'\n'stored_pages*}" ] &&
+		[[ $err == *"debugfs is for root"*"statistics not shown, parameters only" ]]
+	result "status as a user: the parameters, and why no statistics" $?
+	chmod 700 "$tmp"
+else
+	skip "stats as a user: permission denied" "needs root and setpriv"
+	skip "status as a user: the parameters, and why no statistics" "needs root and setpriv"
+fi
+
+# --- Man page, install, style ---
+
+for lint in "man --warnings -E UTF-8 -l" "groff -man -ww -z"; do
+	# shellcheck disable=SC2086 # split lint on purpose
+	LC_ALL=C.UTF-8 MANWIDTH=80 $lint "$here/zswbctl.8" >/dev/null 2>"$tmp/lint"
+	rc=$?
+	err=$(<"$tmp/lint")
+	[ "$rc" = 0 ] && [ -z "$err" ]
+	result "man page: ${lint%% *} reports no warning" $?
+	sed 's/^\.SH EXIT STATUS$/.XX EXIT STATUS/' "$here/zswbctl.8" >"$tmp/broken.8"
+	# shellcheck disable=SC2086
+	LC_ALL=C.UTF-8 MANWIDTH=80 $lint "$tmp/broken.8" 2>&1 >/dev/null | grep -q warning
+	result "man page: ${lint%% *} warns about a broken page" $?
+done
+ok=0
+for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
+	grep -qx "\\.SH $s" "$here/zswbctl.8" || { diag "no section $s"; ok=1; }
+done
+for c in status get set stats diff prometheus reset unload; do
+	grep -q "^\\.B[IR]* $c\\b" "$here/zswbctl.8" || { diag "no command $c"; ok=1; }
+done
+for c in 0 1 2 3 4 5 6 64; do
+	grep -qx "\\.B $c" "$here/zswbctl.8" || { diag "no exit status $c"; ok=1; }
+done
+result "man page: the sections, every command, every exit status" $ok
+
+make -s -C "$here" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
+	[ "$(stat -c %a "$tmp/root/usr/sbin/zswbctl")" = 755 ] &&
+	[ "$(stat -c %a "$tmp/root/usr/share/man/man8/zswbctl.8")" = 644 ] &&
+	cmp -s "$tmp/root/usr/share/man/man8/zswbctl.8" "$here/zswbctl.8" &&
+	"$tmp/root/usr/sbin/zswbctl" --version | grep -qx "zswbctl $version"
+result "make install DESTDIR: sbin/zswbctl and share/man/man8/zswbctl.8 under /usr" $?
+make -s -C "$here" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 2>&1 &&
+	[ -x "$tmp/root2/usr/local/sbin/zswbctl" ] &&
+	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
+result "make install PREFIX=/usr/local" $?
+
+cp=$(compgen -G "$ZSWB_CACHE/linux-*/scripts/checkpatch.pl" | head -1)
+if [ -n "$cp" ]; then
+	perl "$cp" --strict --no-tree -q -f "$here/zswbctl.c" >"$tmp/cp.log" 2>&1
+	rc=$?
+	out=$(<"$tmp/cp.log")
+	err=''
+	[ "$rc" = 0 ] && [ -z "$out" ]
+	result "checkpatch --strict -f zswbctl.c" $?
+else
+	skip "checkpatch --strict -f zswbctl.c" "no kernel source in $ZSWB_CACHE"
+fi
 
 echo "TAP version 13"
 echo "1..$n"
