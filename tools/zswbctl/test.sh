@@ -714,6 +714,37 @@ for c in 0 1 2 3 4 5 6 64; do
 done
 result "man page: the sections, every command, every exit status" $ok
 
+# --- Turning async_free off waits, in user space, for the folios in flight ---
+fake_mod
+echo 4 >"$d/inflight"
+( sleep 1; echo 0 >"$d/inflight" ) &
+start=$(date +%s%N)
+t "set async_free 0: waits for the folios in flight" 0 '' \
+	"zswbctl: waiting for 4 folios under writeback (Ctrl-C stops waiting)" set async_free 0
+wait
+waited=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$waited" -ge 900 ]
+result "set async_free 0: returned once inflight read 0 (${waited} ms)" $?
+echo 0 >"$d/inflight"
+t "set async_free 0: nothing in flight, no wait" 0 '' '' set async_free 0
+echo 7 >"$d/inflight"
+"$bin" set async_free 0 >"$tmp/out" 2>"$tmp/err" &
+zpid=$!
+sleep 0.5
+kill -INT $zpid
+wait $zpid
+rc=$?
+out=$(<"$tmp/out") err=$(<"$tmp/err")
+[[ $rc == 1 && $err == *"stopped: 7 folios are freed as their writes end"* ]]
+result "set async_free 0: Ctrl-C ends the wait and says what is left" $?
+echo 3 >"$d/inflight"
+( sleep 1; echo 0 >"$d/inflight" ) &
+t "unload: waits for the folios in flight first" 0 \
+	'ZSWB_NO_DELETE_MODULE=1: would call delete_module("zswap_wb", O_NONBLOCK)' \
+	"zswbctl: waiting for 3 folios under writeback (Ctrl-C stops waiting)" unload
+wait
+rm -f "$d/inflight"
+
 make -s -C "$here" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
 	[ "$(stat -c %a "$tmp/root/usr/sbin/zswbctl")" = 755 ] &&
 	[ "$(stat -c %a "$tmp/root/usr/share/man/man8/zswbctl.8")" = 644 ] &&

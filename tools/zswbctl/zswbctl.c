@@ -62,6 +62,11 @@ static const char * const bool_words[] = {
 	"1", "0", "y", "n", "yes", "no", "on", "off", "true", "false", NULL,
 };
 
+/* The words that turn a boolean parameter off. */
+static const char * const false_words[] = {
+	"0", "n", "no", "off", "false", NULL,
+};
+
 static const char * const shrink_policies[] = {
 	"stock", "carry", "split", "per_node", "local_first", NULL,
 };
@@ -911,6 +916,50 @@ static int cmd_status(char **argv __maybe_unused)
 	return dbg ? dbg : ret;
 }
 
+/*
+ * Turning async_free off stops marking at once but does not wait for the
+ * folios under writeback: a stalled swap device would otherwise hold every
+ * parameter of the module. Wait here instead, in user space, where Ctrl-C
+ * works, saying what is waited for. Without debugfs there is nothing to
+ * watch: unload then relies on its retries. 0, or 1 if interrupted.
+ */
+static int wait_inflight(void)
+{
+	const struct timespec pause = { .tv_nsec = 100 * 1000 * 1000 };
+	unsigned long long n, last = 0;
+	char path[PATH_MAX], *val;
+	int err, tick = 0, ret = 0;
+	sigset_t intr, old;
+
+	/* Ctrl-C ends the wait, not the process: say what is left. */
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	sigprocmask(SIG_BLOCK, &intr, &old);
+	snprintf(path, sizeof(path), "%s/inflight", debugfs_dir);
+	for (;;) {
+		val = read_all(path, &err);
+		if (val)
+			val[strcspn(val, "\n")] = '\0';
+		if (!val || !parse_num(val, &n) || !n) {
+			free(val);
+			break;
+		}
+		free(val);
+		/* at most once a second, and only when it changed */
+		if (tick++ % 10 == 0 && n != last) {
+			msg("waiting for %llu folios under writeback (Ctrl-C stops waiting)", n);
+			last = n;
+		}
+		if (sigtimedwait(&intr, NULL, &pause) == SIGINT) {
+			msg("stopped: %llu folios are freed as their writes end", n);
+			ret = 1;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 /* "get NAME": print one parameter's value. */
 static int cmd_get(char **argv)
 {
@@ -966,6 +1015,11 @@ static int cmd_set(char **argv)
 			break;
 		}
 	}
+	/* Off means the folios in flight are freed too, once this returns. */
+	for (i = 0; i < n && !ret; i++)
+		if (!strcmp(u[i].name, "async_free") &&
+		    is_word(argv[2 * i + 1], false_words, true))
+			ret = wait_inflight();
 out:
 	undo_free(u, n);
 	return ret;
@@ -1476,6 +1530,8 @@ static int cmd_unload(char **argv __maybe_unused)
 	if (!u)
 		msg("out of memory");
 	ret = u ? drain_free_params(ents, n, u, &k) : 1;
+	if (!ret)
+		ret = wait_inflight();
 	if (!ret && skip && !strcmp(skip, "1")) {
 		printf("ZSWB_NO_DELETE_MODULE=1: would call delete_module(\"%s\", O_NONBLOCK)\n",
 		       MODNAME);
