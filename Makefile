@@ -6,12 +6,13 @@
 #   make check   the whole test suite (host checks and VM tests), KTAP
 # Other targets: kernel, module, initramfs, vm (a shell in the VM), bench
 # [BENCH=name], kernel-deb, check-versions, clean.
+# make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
 
-.PHONY: all kernel module initramfs demo check vm bench kernel-deb check-versions clean
+.PHONY: all kernel module initramfs demo check vm bench kernel-deb deb check-versions clean
 
 all: module
 
@@ -39,6 +40,18 @@ bench: initramfs
 
 kernel-deb:
 	bash tools/kernel/build-deb.sh
+
+# The packages zswap-wb-dkms and zswbctl (debian/), built from a copy of the
+# tree's files (tracked or new, not ignored) in $(DEBDIR), where the .deb,
+# .dsc and .changes files land.
+DEBDIR = $(shell . tools/kernel/common.sh && echo $$ZSWB_CACHE/deb)
+deb:
+	. tools/kernel/common.sh && zswb_need dpkg-dev debhelper dh-dkms git gcc libc6-dev make
+	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)/zswap-wb
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null -T - --ignore-failed-read -cf - | tar -C $(DEBDIR)/zswap-wb -xf -
+	cd $(DEBDIR)/zswap-wb && dpkg-buildpackage --build=full -us -uc
+	ls -1 $(DEBDIR)/*.deb $(DEBDIR)/*.changes
 
 check-versions:
 	bash tools/kernel/check-versions.sh
