@@ -5,7 +5,8 @@
 #                run the A/B demo and print its table
 #   make check   the whole test suite (host checks and VM tests), KTAP
 # Other targets: kernel, module, initramfs, vm (a shell in the VM), bench
-# [BENCH=name], kernel-deb, check-versions, clean.
+# [BENCH=name], kernel-deb, check-versions, rootfs (the Debian 12 VM image),
+# check-fleet (install, reboot and purge of the packages in it), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash
@@ -13,6 +14,7 @@ TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
 
 .PHONY: all kernel module initramfs demo check vm bench kernel-deb deb check-versions clean
+.PHONY: rootfs check-fleet
 
 all: module
 
@@ -55,6 +57,12 @@ deb:
 
 check-versions:
 	bash tools/kernel/check-versions.sh
+
+rootfs:
+	bash tools/vm/mkrootfs.sh
+
+check-fleet: kernel rootfs
+	bash selftests/fleet_test.sh
 
 clean:
 	-$(MAKE) -C $(OBJ) M=$(TOP) clean

@@ -22,6 +22,19 @@
 #   --accel A        auto (default: probe KVM, fall back to TCG), kvm or tcg
 #   --log FILE       also write the console to FILE
 #   --disk-mib N     size of each swap disk (default 1024)
+#   --kernel FILE    boot FILE instead of the built test kernel
+#   --rootfs IMG     boot the Debian image IMG (tools/vm/mkrootfs.sh) instead
+#                    of the busybox initramfs; IMG is not written to
+#   --overlay FILE   with --rootfs: keep the guest's writes in FILE (qcow2 over
+#                    IMG, made if missing), so that a later run boots again
+#                    what this one left (a reboot); default: a throw-away one
+#   --payload DIR    with --rootfs: DIR's files go beside the script
+#   --init I         with --rootfs: systemd, simple (/sbin/zswb-init, for a
+#                    kernel without AF_UNIX) or auto (default: from the
+#                    kernel's config, CONFIG_UNIX)
+# With --rootfs the disks are the same, the image is /dev/vdc (root) and the
+# script with its payload is on /dev/vdd (label zswb-run), run from
+# /run/zswb-run after boot; --shell logs root in on the console.
 # Environment: ZSWB_ACCEL overrides --accel; ZSWB_QEMU_EXTRA adds QEMU args;
 # ZSWB_TCG_THREAD=multi asks for multi-threaded TCG. It is not the default:
 # under it, a vCPU can run a stale translation of kernel text that another
@@ -32,7 +45,8 @@ set -eu
 
 mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024
 script="" cmd="" shell=0 stdin=/dev/null fg=""
-usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
+kernel="" rootfs="" overlay="" payload="" init=auto
+usage() { sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
@@ -44,6 +58,11 @@ while [ $# -gt 0 ]; do
 	--script) script=$2; shift 2 ;;
 	--cmd) cmd=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--rootfs) rootfs=$2; shift 2 ;;
+	--overlay) overlay=$2; shift 2 ;;
+	--payload) payload=$2; shift 2 ;;
+	--init) init=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -53,13 +72,35 @@ case "$mem" in ''|*[!0-9]*) zswb_die "--mem takes MiB, got '$mem'" ;; esac
 case "$timeout" in ''|*[!0-9]*) zswb_die "--timeout takes seconds, got '$timeout'" ;; esac
 case "$accel" in auto|kvm|tcg) ;; *) zswb_die "--accel is auto, kvm or tcg, got '$accel'" ;; esac
 [ -z "$script" ] || [ -f "$script" ] || zswb_die "no script $script"
+case "$init" in auto|systemd|simple) ;; *) zswb_die "--init is auto, systemd or simple, got '$init'" ;; esac
+if [ -n "$rootfs" ]; then
+	[ -f "$rootfs" ] || zswb_die "no image $rootfs: run tools/vm/mkrootfs.sh"
+	[ -z "$payload" ] || [ -d "$payload" ] || zswb_die "no payload directory $payload"
+else
+	[ -z "$overlay$payload" ] && [ "$init" = auto ] ||
+		zswb_die "--overlay, --payload and --init go with --rootfs"
+fi
 zswb_need qemu-system-x86 e2fsprogs cpio
+[ -z "$rootfs" ] || zswb_need qemu-utils
 
 zswb_dirs
-kernel=$ZSWB_OBJ/arch/x86/boot/bzImage
+[ -n "$kernel" ] || kernel=$ZSWB_OBJ/arch/x86/boot/bzImage
 initrd=$ZSWB_OBJ/zswb-initramfs.cpio.gz
 [ -f "$kernel" ] || zswb_die "no $kernel: run 'make kernel'"
-[ -f "$initrd" ] || zswb_die "no $initrd: run tools/vm/mkinitramfs.sh"
+[ -n "$rootfs" ] || [ -f "$initrd" ] || zswb_die "no $initrd: run tools/vm/mkinitramfs.sh"
+# systemd needs AF_UNIX; a kernel without it boots the image's simple init.
+# The config is the built tree's, or the one a Debian kernel package put
+# beside its image (/boot/config-*).
+if [ -n "$rootfs" ] && [ "$init" = auto ]; then
+	kcfg=$ZSWB_OBJ/.config
+	[ "$kernel" = "$ZSWB_OBJ/arch/x86/boot/bzImage" ] ||
+		kcfg=$(dirname "$kernel")/config-$(basename "$kernel" | sed 's/^vmlinuz-//')
+	if [ -f "$kcfg" ] && ! grep -q '^CONFIG_UNIX=y' "$kcfg"; then
+		init=simple
+	else
+		init=systemd
+	fi
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zswb-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -74,6 +115,15 @@ mkrun() {
 		printf '#!/bin/sh\n%s\n' "$cmd" > "$work/run/run.sh"
 	fi
 	[ -f "$work/run/run.sh" ] && chmod 0755 "$work/run/run.sh"
+	if [ -n "$rootfs" ]; then
+		# The payload disk; none for an interactive shell.
+		rm -f "$work/run.img"
+		[ -f "$work/run/run.sh" ] || return 0
+		[ -z "$payload" ] || cp -r "$payload"/. "$work/run/"
+		truncate -s "$(( $(du -sm "$work/run" | cut -f1) + 64 ))M" "$work/run.img"
+		mkfs.ext4 -q -F -L zswb-run -d "$work/run" "$work/run.img"
+		return 0
+	fi
 	(cd "$work/run" && find . | cpio -o -H newc --quiet) > "$work/run.cpio"
 	cat "$initrd" > "$work/initrd"
 	gzip -1 < "$work/run.cpio" >> "$work/initrd"
@@ -94,6 +144,7 @@ sysrq() {
 # status. At TIMEOUT the guest dumps its state; it is killed 15 s later.
 boot() {
 	local acc=$1 t=$2 out=$3 dump=${4:-dump} half=$((mem / 2)) rc accargs watcher
+	local bootargs="-initrd $work/initrd" cmdline="" disks=""
 	if [ "$acc" = kvm ]; then
 		accargs="-accel kvm -cpu host"
 	else
@@ -103,6 +154,23 @@ boot() {
 	if [ ! -f "$work/fs.img" ]; then
 		truncate -s "$((disk_mib + 256))M" "$work/fs.img"
 		mkfs.ext4 -q -F "$work/fs.img"
+	fi
+	if [ -n "$rootfs" ]; then
+		rm -f "$work/root.qcow2"
+		if [ -n "$overlay" ] && [ -f "$overlay" ]; then
+			ln -s "$(realpath "$overlay")" "$work/root.qcow2"
+		else
+			qemu-img create -q -f qcow2 -b "$(realpath "$rootfs")" -F raw "${overlay:-$work/root.qcow2}"
+			[ -z "$overlay" ] || ln -s "$(realpath "$overlay")" "$work/root.qcow2"
+		fi
+		bootargs="" cmdline="root=/dev/vdc rw"
+		disks="-drive file=$work/root.qcow2,if=none,id=r0,format=qcow2,cache=unsafe -device virtio-blk-pci,drive=r0"
+		if [ -f "$work/run.img" ]; then
+			disks="$disks -drive file=$work/run.img,if=none,id=r1,format=raw,cache=unsafe -device virtio-blk-pci,drive=r1"
+			# The console is the script's: no login prompt, only failed units.
+			cmdline="$cmdline systemd.mask=serial-getty@ttyS0.service systemd.show_status=error"
+		fi
+		[ "$init" = simple ] && cmdline="$cmdline init=/sbin/zswb-init"
 	fi
 	rm -f "$work/mon.in" "$work/mon.out"
 	mkfifo "$work/mon.in" "$work/mon.out"
@@ -127,14 +195,14 @@ boot() {
 		-object memory-backend-ram,id=m1,size=$((mem - half))M \
 		-numa node,nodeid=0,cpus=0,memdev=m0 \
 		-numa node,nodeid=1,cpus=1,memdev=m1 \
-		-kernel "$kernel" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=5 $watchdogs $append" \
+		-kernel "$kernel" $bootargs \
+		-append "console=ttyS0 panic=-1 loglevel=5 $watchdogs $cmdline $append" \
 		-drive file="$work/vda.img",if=none,id=d0,format=raw,cache=unsafe \
 		-device virtio-blk-pci,drive=d0 \
 		-drive file="$work/fs.img",if=none,id=d1,format=raw,cache=unsafe \
 		-device virtio-blk-pci,drive=d1 \
 		-drive file="$work/nvme.img",if=none,id=n0,format=raw,cache=unsafe \
-		-device nvme,serial=swap0,drive=n0 \
+		-device nvme,serial=swap0,drive=n0 $disks \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-display none -serial stdio -monitor pipe:"$work/mon" -no-reboot \
 		${ZSWB_QEMU_EXTRA:-} < "$stdin" > >(tee "$out") 2>&1
@@ -170,14 +238,14 @@ pick_accel() {
 		sed -n 1p "$cache"
 		return
 	fi
-	local save_script=$script save_cmd=$cmd found=tcg
-	script="" cmd="echo zswb-kvm-probe-ok"
+	local save_script=$script save_cmd=$cmd save_overlay=$overlay found=tcg
+	script="" cmd="echo zswb-kvm-probe-ok" overlay=""
 	mkrun
 	if boot kvm 30 "$work/probe.log" nodump >/dev/null 2>&1 &&
 	   grep -q zswb-kvm-probe-ok "$work/probe.log"; then
 		found=kvm
 	fi
-	script=$save_script cmd=$save_cmd
+	script=$save_script cmd=$save_cmd overlay=$save_overlay
 	printf '%s\n%s\n' "$found" "$key" > "$cache"
 	echo "$found"
 }
@@ -188,7 +256,9 @@ mkrun
 # timeout(1) must leave it in the foreground, or reading the terminal stops it.
 fg=""
 [ $shell = 1 ] && stdin=/dev/stdin fg=--foreground
-echo "run.sh: $(zswb_kernelrelease), accel $acc, ${mem} MiB, timeout ${timeout}s" >&2
+kver=$(zswb_kernelrelease)
+[ "$kernel" = "$ZSWB_OBJ/arch/x86/boot/bzImage" ] || kver=$kernel
+echo "run.sh: $kver, accel $acc, ${mem} MiB, timeout ${timeout}s${rootfs:+, $(basename "$rootfs"), init $init}" >&2
 status=0
 boot "$acc" "$timeout" "$work/console.log" || status=$?
 [ -n "$log" ] && cp "$work/console.log" "$log"
