@@ -20,12 +20,11 @@ git -C "$ZSWB_TOP" ls-files -z --cached --others --exclude-standard |
 	(cd "$ZSWB_TOP" && xargs -0 tar -cf -) | (mkdir -p "$t/src/zswap_wb-$VER" && tar -C "$t/src/zswap_wb-$VER" -xf -)
 dk() { dkms "$@" --dkmstree "$t/dkms" --sourcetree "$t/src" --installtree "$t/lib" --no-depmod; }
 
-n=0 pass=0 fail=0
-echo "TAP version 13"
-echo "1..5"
+. "$ZSWB_TOP/selftests/ktap.sh"
+ktap_print_header
+ktap_set_plan 5
 res() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n $2"; pass=$((pass + 1)); else echo "not ok $n $2"; fail=$((fail + 1)); fi
+	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
 }
 log() { sed 's/^/# /' "$1"; }
 
@@ -58,5 +57,4 @@ if [ -n "$ko" ]; then
 	bash "$ZSWB_TOP/tools/vm/mkinitramfs.sh" > /dev/null
 fi
 res $rc "modprobe loads the DKMS-installed module in the VM"
-echo "# dkms: $pass passed, $fail failed"
-[ $fail = 0 ]
+ktap_finished

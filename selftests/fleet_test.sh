@@ -239,8 +239,9 @@ ctldeb=$(newest 'zswbctl_*_amd64.deb')
 [ -n "$dkmsdeb" ] || missing="${missing:+$missing, }zswap-wb-dkms (make deb)"
 [ -n "$ctldeb" ] || missing="${missing:+$missing, }zswbctl (make deb)"
 
-echo "TAP version 13"
-echo "1..$(echo $TESTS | wc -w)"
+. "$ZSWB_TOP/selftests/ktap.sh"
+ktap_print_header
+ktap_set_plan "$(echo $TESTS | wc -w)"
 img=$(bash "$ZSWB_TOP/tools/vm/mkrootfs.sh" 2> "$t/mkrootfs.log")
 if [ -z "$img" ]; then
 	sed 's/^/# /' "$t/mkrootfs.log"
@@ -300,20 +301,18 @@ else
 	RES[vm-clean]=skip WHY[vm-clean]="no boot"
 fi
 
-pass=0 fail=0 skip=0 n=0
 for id in $TESTS; do
-	n=$((n + 1))
 	r=${RES[$id]:-}
 	if [ -z "$r" ] && [ -n "$missing" ] && [ "$id" != boot ] && [ "$id" != vm-clean ]; then
 		r=skip WHY[$id]="no package $missing"
 	fi
 	case "$r" in
-	ok) echo "ok $n ${DESC[$id]}"; pass=$((pass + 1)) ;;
-	skip) echo "ok $n ${DESC[$id]} # SKIP ${WHY[$id]}"; skip=$((skip + 1)) ;;
-	fail) echo "not ok $n ${DESC[$id]}"; fail=$((fail + 1)) ;;
-	*) echo "not ok $n ${DESC[$id]} (no result: the guest did not get there)"; fail=$((fail + 1)) ;;
+	ok) ktap_test_pass "${DESC[$id]}" ;;
+	skip) ktap_print_msg "${WHY[$id]}"; ktap_test_skip "${DESC[$id]}" ;;
+	fail) ktap_test_fail "${DESC[$id]}" ;;
+	*) ktap_test_fail "${DESC[$id]} (no result: the guest did not get there)" ;;
 	esac
 done
 echo "# fleet test: $(( $(date +%s) - begin )) s, boot statuses:${vmstatus:- none}"
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail = 0 ]
+ktap_counts
+[ "$KTAP_CNT_FAIL" = 0 ]

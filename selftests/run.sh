@@ -20,52 +20,51 @@ suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# Each suite runs in a subshell with the KTAP counters of its own.
+
 # W=1 and sparse (C=2) over the module sources: any warning fails.
 suite_build_warnings() {
-	echo "TAP version 13"
-	echo "1..2"
+	ktap_print_header
+	ktap_set_plan 2
 	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" clean >/dev/null 2>&1
 	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" W=1 modules > "$out/w1.log" 2>&1
 	if [ $? = 0 ] && ! grep -q "warning:" "$out/w1.log"; then
-		echo "ok 1 module builds with W=1, no warning"
+		ktap_test_pass "module builds with W=1, no warning"
 	else
-		sed 's/^/# /' "$out/w1.log"; echo "not ok 1 module builds with W=1, no warning"
+		sed 's/^/# /' "$out/w1.log"; ktap_test_fail "module builds with W=1, no warning"
 	fi
 	make -s -C "$ZSWB_OBJ" M="$ZSWB_TOP" C=2 modules > "$out/sparse.log" 2>&1
 	if [ $? = 0 ] && ! grep -q "warning:\|error:" "$out/sparse.log"; then
-		echo "ok 2 module passes sparse (C=2), no warning"
+		ktap_test_pass "module passes sparse (C=2), no warning"
 	else
-		sed 's/^/# /' "$out/sparse.log"; echo "not ok 2 module passes sparse (C=2), no warning"
+		sed 's/^/# /' "$out/sparse.log"; ktap_test_fail "module passes sparse (C=2), no warning"
 	fi
 }
 
 suite_checkpatch() {
-	local cp=$ZSWB_SRC/scripts/checkpatch.pl n=0 p
-	echo "TAP version 13"
-	echo "1..$(( $(ls patches/6.12/*.patch | wc -l) + 2 ))"
+	local cp=$ZSWB_SRC/scripts/checkpatch.pl p
+	ktap_print_header
+	ktap_set_plan $(( $(ls patches/6.12/*.patch | wc -l) + 2 ))
 	for p in patches/6.12/*.patch; do
-		n=$((n + 1))
 		# On stdin: checkpatch checks a git-tracked file as source, not as a patch.
 		if perl "$cp" --strict --no-tree -q - < "$p" > "$out/cp.log" 2>&1 && [ ! -s "$out/cp.log" ]; then
-			echo "ok $n checkpatch --strict $(basename "$p")"
+			ktap_test_pass "checkpatch --strict $(basename "$p")"
 		else
-			sed 's/^/# /' "$out/cp.log"; echo "not ok $n checkpatch --strict $(basename "$p")"
+			sed 's/^/# /' "$out/cp.log"; ktap_test_fail "checkpatch --strict $(basename "$p")"
 		fi
 	done
-	n=$((n + 1))
 	if perl "$cp" --strict --no-tree -q -f $(git ls-files "module/*.[ch]" "selftests/zswap_wb/modules/*.c") > "$out/cpf.log" 2>&1; then
-		echo "ok $n checkpatch --strict -f on the module sources"
+		ktap_test_pass "checkpatch --strict -f on the module sources"
 	else
-		sed 's/^/# /' "$out/cpf.log"; echo "not ok $n checkpatch --strict -f on the module sources"
+		sed 's/^/# /' "$out/cpf.log"; ktap_test_fail "checkpatch --strict -f on the module sources"
 	fi
-	n=$((n + 1))
 	# Only what the patch documents: the rest of mm/ has warnings of its own.
 	(cd "$ZSWB_SRC" && perl scripts/kernel-doc -none -Wall include/linux/zswap.h mm/zswap.c mm/vmscan.c) 2>&1 |
 		grep -E "zswap\.h|zswap_wb_|zswap_entry_present|zswap_shrink_node" > "$out/kd.log"
 	if [ -s "$out/kd.log" ]; then
-		sed 's/^/# /' "$out/kd.log"; echo "not ok $n kernel-doc -Wall on the hook"
+		sed 's/^/# /' "$out/kd.log"; ktap_test_fail "kernel-doc -Wall on the hook"
 	else
-		echo "ok $n kernel-doc -Wall on the hook"
+		ktap_test_pass "kernel-doc -Wall on the hook"
 	fi
 }
 
@@ -100,9 +99,10 @@ suite_vm_shrink() { vm_group shrink; }
 suite_vm_readahead() { vm_group readahead; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
+. "$ZSWB_TOP/selftests/ktap.sh"
 pass=0 fail=0 skip=0 n=0
-echo "TAP version 13"
-echo "1..$(echo $suites | wc -w)"
+ktap_print_header
+ktap_set_plan "$(echo $suites | wc -w)"
 for s in $suites; do
 	fn=suite_${s//-/_}
 	if ! declare -F "$fn" >/dev/null; then
@@ -111,18 +111,20 @@ for s in $suites; do
 	fi
 	n=$((n + 1))
 	start=$(date +%s)
-	$fn > "$out/$s.tap" 2>"$out/$s.err"
+	(KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0; $fn) > "$out/$s.tap" 2>"$out/$s.err"
 	sed 's/^/    /' "$out/$s.tap"
 	p=$(grep -cE "^ok [0-9]+ .*# SKIP" "$out/$s.tap")
 	a=$(grep -cE "^ok [0-9]+" "$out/$s.tap")
 	f=$(grep -cE "^not ok [0-9]+" "$out/$s.tap")
 	skip=$((skip + p)) pass=$((pass + a - p)) fail=$((fail + f))
+	ktap_print_msg "$s: $(( $(date +%s) - start )) s"
 	if [ "$f" = 0 ] && [ "$a" -gt 0 ]; then
-		echo "ok $n $s # $(( $(date +%s) - start )) s"
+		ktap_test_pass "$s"
 	else
 		[ "$a" = 0 ] && [ "$f" = 0 ] && { fail=$((fail + 1)); sed 's/^/# /' "$out/$s.err" | tail -20; }
-		echo "not ok $n $s # $(( $(date +%s) - start )) s"
+		ktap_test_fail "$s"
 	fi
 done
+# Counted over every leaf test of every suite, not over the suites.
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -168,9 +168,10 @@ mkdir -p "$DEBS"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/zswb-check.XXXXXX")
 log "checking ${#PATCHES[@]} patch(es) touching ${#FILES[@]} file(s) against ${#VERSIONS[@]} version(s) of $ZSWB_SRCPKG"
 
-echo "TAP version 13"
-echo "1..${#VERSIONS[@]}"
-n=0 passed=0 failed=0 start_all=$SECONDS
+. "$ZSWB_TOP/selftests/ktap.sh"
+ktap_print_header
+ktap_set_plan ${#VERSIONS[@]}
+n=0 start_all=$SECONDS
 for ver in "${VERSIONS[@]}"; do
 	n=$((n + 1))
 	tree=$TMP/$n
@@ -191,16 +192,14 @@ for ver in "${VERSIONS[@]}"; do
 	t3=$SECONDS
 	rm -rf "$tree"
 	if [ $ok = 1 ]; then
-		passed=$((passed + 1))
-		echo "ok $n - patches apply to $ZSWB_SRCPKG $ver"
+		ktap_test_pass "patches apply to $ZSWB_SRCPKG $ver"
 		[ -z "$out" ] || printf '%s\n' "$out" | comment
 	else
-		failed=$((failed + 1))
-		echo "not ok $n - patches apply to $ZSWB_SRCPKG $ver"
+		ktap_test_fail "patches apply to $ZSWB_SRCPKG $ver"
 		printf '%s\n' "$out" | comment
 	fi
 	log "$ver: fetch $((t1 - t0)) s, extract $((t2 - t1)) s, patch $((t3 - t2)) s"
 done
-echo "$passed passed, $failed failed, 0 skipped"
+ktap_counts
 log "total $((SECONDS - start_all)) s"
-[ $failed = 0 ]
+[ "$KTAP_CNT_FAIL" = 0 ]

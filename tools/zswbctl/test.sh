@@ -768,8 +768,17 @@ else
 	skip "checkpatch --strict -f zswbctl.c" "no kernel source in $ZSWB_CACHE"
 fi
 
-echo "TAP version 13"
-echo "1..$n"
-printf '%s\n' "${lines[@]}"
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+# The results, through the kernel's KTAP printer like every other suite.
+. "$ZSWB_TOP/selftests/ktap.sh"
+ktap_print_header
+ktap_set_plan "$n"
+for l in "${lines[@]}"; do
+	case "$l" in
+	"ok "*" # SKIP "*) d=${l#ok * - }; ktap_print_msg "${d##* # SKIP }"; ktap_test_skip "${d% # SKIP *}" ;;
+	"ok "*) ktap_test_pass "${l#ok * - }" ;;
+	"not ok "*) ktap_test_fail "${l#not ok * - }" ;;
+	*) printf '%s\n' "$l" ;;
+	esac
+done
+ktap_counts
+[ "$KTAP_CNT_FAIL" -eq 0 ]
