@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/zswap.h>
@@ -79,9 +80,18 @@ static const struct zswap_wb_ops zswb_ops = {
 	.owner			= THIS_MODULE,
 };
 
+/*
+ * Serializes every parameter setter with init and exit. Parameter files
+ * exist before module_init() runs: a setter that runs before init has
+ * registered and armed (insmod arguments, or a write racing with insmod)
+ * only stores its value, and init arms what the values ask for.
+ */
+DEFINE_MUTEX(zswb_param_mutex);
+
+/* Set under zswb_param_mutex once init has armed the hook points. */
 static bool zswb_is_registered;
 
-/* Whether the backend is registered: setters run before module_init too. */
+/* Whether init has registered and armed: setters run before module_init too. */
 bool zswb_registered(void)
 {
 	return READ_ONCE(zswb_is_registered);
@@ -92,18 +102,24 @@ bool zswb_registered(void)
  * @point: the hook point
  * @armed: the new state
  *
- * Before registration (insmod arguments) this does nothing: init arms
- * what the parameters ask for.
- *
- * Return: 0 or the hook's error.
+ * Called with zswb_param_mutex held. Before init has registered (insmod
+ * arguments) this does nothing: init arms what the parameters ask for.
+ * Once registered it cannot fail: the backend is the registered one and
+ * has every point's required callback.
  */
-int zswb_arm(enum zswap_wb_point point, bool armed)
+void zswb_arm(enum zswap_wb_point point, bool armed)
 {
-	if (!zswb_registered())
-		return 0;
-	return zswap_wb_arm(&zswb_ops, point, armed);
+	lockdep_assert_held(&zswb_param_mutex);
+	if (zswb_registered())
+		WARN_ON_ONCE(zswap_wb_arm(&zswb_ops, point, armed));
 }
 
+/*
+ * Build everything that can fail first, register last, then arm: once the
+ * backend is registered the kernel can call in, and a failed init could not
+ * wait for those callers (try_module_get() succeeds on a module that is
+ * still coming). Nothing after zswap_wb_register() can fail.
+ */
 static int __init zswb_init(void)
 {
 	int ret;
@@ -111,44 +127,42 @@ static int __init zswb_init(void)
 	ret = zswb_stats_init();
 	if (ret)
 		return ret;
+	ret = zswb_prompt_free_init();
+	if (ret)
+		goto err_stats;
 	ret = zswap_wb_register(&zswb_ops);
 	if (ret) {
 		pr_err("cannot register the zswap writeback backend: %d\n", ret);
-		goto err_stats;
-	}
-	WRITE_ONCE(zswb_is_registered, true);
-	ret = zswb_shrinker_init();
-	if (ret)
-		goto err_unregister;
-	ret = zswb_prompt_free_init();
-	if (ret)
-		goto err_shrinker;
-	ret = zswb_readahead_init();
-	if (ret)
 		goto err_prompt_free;
+	}
+
+	mutex_lock(&zswb_param_mutex);
+	WRITE_ONCE(zswb_is_registered, true);
+	zswb_shrinker_arm();
+	zswb_prompt_free_arm();
+	zswb_readahead_arm();
+	mutex_unlock(&zswb_param_mutex);
 	return 0;
 
 err_prompt_free:
 	zswb_prompt_free_exit();
-
-err_shrinker:
-	zswb_shrinker_exit();
-
-err_unregister:
-	WRITE_ONCE(zswb_is_registered, false);
-	zswap_wb_unregister(&zswb_ops);
 err_stats:
 	zswb_stats_exit();
 	return ret;
 }
 
+/*
+ * No marked folio is in flight here: each one holds a module reference.
+ * Unregistering disarms every point and waits for callers under RCU;
+ * callers that can sleep held a module reference, so none is left.
+ */
 static void __exit zswb_exit(void)
 {
-	/* Turn the policies off and wait for every folio in flight. */
-	zswb_prompt_free_exit();
-	zswb_shrinker_exit();
+	mutex_lock(&zswb_param_mutex);
 	WRITE_ONCE(zswb_is_registered, false);
+	mutex_unlock(&zswb_param_mutex);
 	zswap_wb_unregister(&zswb_ops);
+	zswb_prompt_free_exit();
 	zswb_stats_exit();
 }
 
@@ -158,4 +172,5 @@ module_exit(zswb_exit);
 MODULE_IMPORT_NS(ZSWAP_WB);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("zswap_wb maintainers");
+MODULE_VERSION("0.1.0");
 MODULE_DESCRIPTION("zswap writeback policies: prompt free, batched shrinking, readahead bypass");

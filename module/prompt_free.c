@@ -29,21 +29,23 @@
  *
  * A folio is freed only once zswap_writeback_entry() has dropped its own
  * reference (ZSWB_ISSUED), so a fast completion cannot be mistaken for a
- * swapin race. Turning async_free off, or unloading, waits until every
- * marked folio is resolved, and the module holds a reference while any is.
+ * swapin race. The module holds a reference while any marked folio is
+ * unresolved, and the writeback point stays armed until none is. Turning
+ * async_free off stops marking at once and does not wait: the folios in
+ * flight are freed as their writes end, however long a device stalls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/llist.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/swap.h>
 #include <linux/timekeeping.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -54,21 +56,19 @@ static bool sync_free __read_mostly;
 /* Free writeback folios from a work item when their write ends, on async swap. */
 static bool async_free __read_mostly;
 
-/* Serializes the setters, init and exit. */
-static DEFINE_MUTEX(zswb_pf_mutex);
-
 /* Marked folios by pfn; ZSWB_ISSUED: zswap dropped its reference. */
 static DEFINE_XARRAY(zswb_marked);
 #define ZSWB_ISSUED XA_MARK_1
 
-static DECLARE_WAIT_QUEUE_HEAD(zswb_drain_wait);
 static DEFINE_PER_CPU(struct llist_head, zswb_ended);
 static struct workqueue_struct *zswb_wq;
 static void zswb_free_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(zswb_free_work, zswb_free_workfn);
 static int zswb_cpuhp_state;
+static void zswb_disarm_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(zswb_disarm_work, zswb_disarm_workfn);
 
-/* The writeback point serves both policies. */
+/* The writeback point serves both policies; under zswb_param_mutex. */
 static bool zswb_wb_armed;
 
 static void zswb_inflight_inc(void)
@@ -80,10 +80,8 @@ static void zswb_inflight_inc(void)
 
 static void zswb_inflight_dec(void)
 {
-	if (atomic_long_dec_and_test(&zswb_inflight)) {
-		wake_up_all(&zswb_drain_wait);
+	if (atomic_long_dec_and_test(&zswb_inflight))
 		module_put(THIS_MODULE);
-	}
 }
 
 /* The llist node lives in folio->lru, which an off-LRU folio does not use. */
@@ -129,7 +127,7 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	if (sync)
 		return;
 	zswb_inflight_inc();
-	/* Pairs with the barrier in zswb_async_drain(). */
+	/* Pairs with the barrier in zswb_pf_update(). */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(async_free)) {
 		zswb_inflight_dec();
@@ -241,47 +239,39 @@ static int zswb_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* Stop marking, and wait until every marked folio is freed or put back. */
-static void zswb_async_drain(void)
+/*
+ * Arm the writeback point while a policy is on. Disarm it once none is and
+ * no marked folio is left: a marked folio whose writeback end is not offered
+ * to us would stay off the LRU for good. Called with zswb_param_mutex held;
+ * while folios are in flight, zswb_disarm_work tries again later.
+ */
+static void zswb_pf_update(void)
 {
-	WRITE_ONCE(async_free, false);
-	/* Pairs with the barrier in zswb_writeback_prepare(). */
-	smp_mb();
-	while (!wait_event_timeout(zswb_drain_wait,
-				   !atomic_long_read(&zswb_inflight), 10 * HZ))
-		pr_warn("waiting for %ld writeback folios to complete\n",
-			atomic_long_read(&zswb_inflight));
-	flush_delayed_work(&zswb_free_work);
-}
+	bool want = READ_ONCE(sync_free) || READ_ONCE(async_free);
 
-/* Arm the writeback point while a policy is on; disarm once drained. */
-static int zswb_apply(bool new_sync, bool new_async)
-{
-	bool want = new_sync || new_async;
-	int ret;
-
-	if (!zswb_registered()) {
-		WRITE_ONCE(sync_free, new_sync);
-		WRITE_ONCE(async_free, new_async);
-		return 0;
-	}
+	lockdep_assert_held(&zswb_param_mutex);
+	if (!zswb_registered())
+		return;
 	if (want && !zswb_wb_armed) {
-		ret = zswb_arm(ZSWAP_WB_WRITEBACK, true);
-		if (ret)
-			return ret;
+		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
-	}
-	WRITE_ONCE(sync_free, new_sync);
-	if (!new_async && READ_ONCE(async_free))
-		zswb_async_drain();
-	WRITE_ONCE(async_free, new_async);
-	if (!want && zswb_wb_armed) {
-		ret = zswb_arm(ZSWAP_WB_WRITEBACK, false);
-		if (ret)
-			return ret;
+	} else if (!want && zswb_wb_armed) {
+		/* async_free is off: pairs with zswb_writeback_prepare() */
+		smp_mb();
+		if (atomic_long_read(&zswb_inflight)) {
+			queue_delayed_work(system_wq, &zswb_disarm_work, HZ);
+			return;
+		}
+		zswb_arm(ZSWAP_WB_WRITEBACK, false);
 		zswb_wb_armed = false;
 	}
-	return 0;
+}
+
+static void zswb_disarm_workfn(struct work_struct *work)
+{
+	mutex_lock(&zswb_param_mutex);
+	zswb_pf_update();
+	mutex_unlock(&zswb_param_mutex);
 }
 
 static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
@@ -295,13 +285,19 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 		       (int)strcspn(val, "\n"), val);
 		return ret;
 	}
-	mutex_lock(&zswb_pf_mutex);
-	if (kp->arg == &sync_free)
-		ret = zswb_apply(on, READ_ONCE(async_free));
-	else
-		ret = zswb_apply(READ_ONCE(sync_free), on);
-	mutex_unlock(&zswb_pf_mutex);
-	return ret;
+	/*
+	 * Turning async_free off does not wait for the folios in flight: the
+	 * kernel holds every zswap_wb parameter's lock around this call, and
+	 * a stalled swap device would hold them all. Marking stops now; the
+	 * work item frees what is in flight as its writes end ("inflight" in
+	 * debugfs counts them down) and zswb_disarm_work disarms the point
+	 * after the last one. zswbctl waits for that, killably.
+	 */
+	mutex_lock(&zswb_param_mutex);
+	WRITE_ONCE(*(bool *)kp->arg, on);
+	zswb_pf_update();
+	mutex_unlock(&zswb_param_mutex);
+	return 0;
 }
 
 static const struct kernel_param_ops zswb_free_param_ops = {
@@ -318,7 +314,8 @@ MODULE_PARM_DESC(sync_free, "Free zswap writeback folios right after their write
 
 /*
  * Free writeback folios from a work item as soon as their write ends, on
- * block and file swap. Turning it off waits for folios in flight. Default N.
+ * block and file swap. Turning it off stops marking at once; folios in
+ * flight are still freed as their writes end. Default N.
  */
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
 MODULE_PARM_DESC(async_free, "Free zswap writeback folios when their write ends on async swap (default N)");
@@ -332,31 +329,29 @@ int zswb_prompt_free_init(void)
 		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/zswap_wb:online",
 					NULL, zswb_cpu_offline);
-	if (ret < 0)
-		goto err_wq;
+	if (ret < 0) {
+		destroy_workqueue(zswb_wq);
+		return ret;
+	}
 	zswb_cpuhp_state = ret;
-
-	/* Apply what insmod arguments asked for before registration. */
-	mutex_lock(&zswb_pf_mutex);
-	ret = zswb_apply(READ_ONCE(sync_free), READ_ONCE(async_free));
-	mutex_unlock(&zswb_pf_mutex);
-	if (ret)
-		goto err_cpuhp;
 	return 0;
-
-err_cpuhp:
-	cpuhp_remove_state_nocalls(zswb_cpuhp_state);
-err_wq:
-	destroy_workqueue(zswb_wq);
-	return ret;
 }
 
+/* Arm the writeback point if insmod arguments turned a policy on. */
+void zswb_prompt_free_arm(void)
+{
+	zswb_pf_update();
+}
+
+/*
+ * After zswap_wb_unregister(), or when init fails before registering:
+ * nothing is marked or queued any more.
+ */
 void zswb_prompt_free_exit(void)
 {
-	mutex_lock(&zswb_pf_mutex);
-	zswb_apply(false, false);
-	mutex_unlock(&zswb_pf_mutex);
+	cancel_delayed_work_sync(&zswb_disarm_work);
+	cancel_delayed_work_sync(&zswb_free_work);
 	cpuhp_remove_state_nocalls(zswb_cpuhp_state);
 	destroy_workqueue(zswb_wq);
-	WARN_ON(!xa_empty(&zswb_marked));
+	WARN_ON(atomic_long_read(&zswb_inflight) || !xa_empty(&zswb_marked));
 }

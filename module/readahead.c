@@ -12,9 +12,14 @@
  *   the cost is one static branch per fault;
  * - skip_fault: the seed's behaviour: a fault on an entry in zswap reads it
  *   alone; a fault on a disk entry reads its window as stock;
- * - skip_zswap_slots: the window is kept, but its slots that are in zswap
- *   are left out: disk neighbours are still read ahead, zswap ones are
- *   decompressed only when they fault.
+ * - skip_zswap_slots: as skip_fault, and the window of a fault on a disk
+ *   entry leaves out its slots that are in zswap: disk neighbours are
+ *   still read ahead, zswap ones are decompressed only when they fault.
+ *
+ * The hook asks about a fault before the window is computed, so a fault
+ * read alone neither consumes nor resets the hits that disk readahead
+ * earned: the windows of disk faults grow and shrink as they would if the
+ * zswap faults had not happened.
  *
  * SWP_SYNCHRONOUS_IO devices (zram) are never asked: they keep their own
  * rules. The answers are hints: an entry can be written back or freed
@@ -45,7 +50,6 @@ static const char * const zswb_ra_policy_names[] = {
 
 /* Which swap readahead to skip for zswap entries. Default stock. */
 static int readahead_policy __read_mostly = ZSWB_RA_STOCK;
-static DEFINE_MUTEX(zswb_ra_mutex);
 
 /* The window being read on this CPU, to count a shrunk window once. */
 struct zswb_ra_window {
@@ -55,31 +59,39 @@ struct zswb_ra_window {
 
 static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
 
-/* zswap_wb_ops.readahead_skip: under RCU, any context that faults. */
+/*
+ * zswap_wb_ops.readahead_skip: under RCU, @entry's device pinned. A fault
+ * is asked before its window is computed: under either policy a fault on
+ * a zswap entry is read alone and leaves the readahead statistics (the hits
+ * and the VMA's last fault address) to the faults that read from disk.
+ */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 {
 	int policy = READ_ONCE(readahead_policy);
 	struct zswb_ra_window *w;
-	bool in_zswap;
+
+	/* Armed transiently while the policy moves to or from stock. */
+	if (policy == ZSWB_RA_STOCK)
+		return false;
 
 	if (fault) {
 		w = get_cpu_ptr(&zswb_ra_window);
 		w->task = current;
 		w->shrunk = false;
 		put_cpu_ptr(&zswb_ra_window);
-		if (policy != ZSWB_RA_SKIP_FAULT || !zswap_entry_present(entry))
+		if (!zswap_entry_present(entry))
 			return false;
 		zswb_count(ZSWB_RA_FAULTS_ALONE);
 		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
 		return true;
 	}
 
-	in_zswap = zswap_entry_present(entry);
-	if (policy != ZSWB_RA_SKIP_ZSWAP_SLOTS || !in_zswap) {
-		if (!in_zswap)
-			zswb_count(ZSWB_RA_DISK_SLOTS);
+	if (!zswap_entry_present(entry)) {
+		zswb_count(ZSWB_RA_DISK_SLOTS);
 		return false;
 	}
+	if (policy != ZSWB_RA_SKIP_ZSWAP_SLOTS)
+		return false;
 	zswb_count(ZSWB_RA_ZSWAP_SLOTS_SKIPPED);
 	/* A task that moved CPU mid-window is not counted: a lower bound. */
 	w = get_cpu_ptr(&zswb_ra_window);
@@ -95,20 +107,18 @@ static int zswb_ra_policy_set(const char *val, const struct kernel_param *kp)
 {
 	int i = zswb_parse_enum(val, zswb_ra_policy_names,
 				ARRAY_SIZE(zswb_ra_policy_names));
-	int ret;
 
 	if (i < 0) {
 		pr_err("readahead_policy: '%.*s' is not one of stock, skip_fault, skip_zswap_slots\n",
 		       (int)strcspn(val, "\n"), val);
 		return i;
 	}
-	mutex_lock(&zswb_ra_mutex);
+	mutex_lock(&zswb_param_mutex);
+	WRITE_ONCE(readahead_policy, i);
 	/* Armed only off stock: then the fault path costs one static branch. */
-	ret = zswb_arm(ZSWAP_WB_READAHEAD, i != ZSWB_RA_STOCK);
-	if (!ret)
-		WRITE_ONCE(readahead_policy, i);
-	mutex_unlock(&zswb_ra_mutex);
-	return ret;
+	zswb_arm(ZSWAP_WB_READAHEAD, i != ZSWB_RA_STOCK);
+	mutex_unlock(&zswb_param_mutex);
+	return 0;
 }
 
 static int zswb_ra_policy_get(char *buf, const struct kernel_param *kp)
@@ -129,13 +139,8 @@ module_param_cb(readahead_policy, &zswb_ra_policy_ops, NULL, 0644);
 MODULE_PARM_DESC(readahead_policy, "swap readahead of zswap entries: stock, skip_fault, skip_zswap_slots (default stock)");
 
 /* Arm the point if insmod arguments chose a policy before registration. */
-int zswb_readahead_init(void)
+void zswb_readahead_arm(void)
 {
-	int ret = 0;
-
-	mutex_lock(&zswb_ra_mutex);
 	if (READ_ONCE(readahead_policy) != ZSWB_RA_STOCK)
-		ret = zswb_arm(ZSWAP_WB_READAHEAD, true);
-	mutex_unlock(&zswb_ra_mutex);
-	return ret;
+		zswb_arm(ZSWAP_WB_READAHEAD, true);
 }

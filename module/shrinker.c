@@ -20,7 +20,9 @@
  *   being stored, which is the one under pressure (the fairness reply).
  *
  * Whatever the policy, a node's walk is capped at its LRU length by
- * zswap_shrink_node(), so each entry is scanned at most once per call.
+ * zswap_shrink_node(), so each entry is scanned at most once per call, and
+ * a call from zswap_store(), which runs in the storing task with its folio
+ * locked, scans at most SWAP_CLUSTER_MAX entries per node.
  *
  * The shrink point is armed while the module is loaded, so that stock is
  * counted the same way as the other policies; stock walks exactly as the
@@ -31,6 +33,7 @@
 #include <linux/moduleparam.h>
 #include <linux/nodemask.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/sysfs.h>
 
 #include "zswap_wb.h"
@@ -53,8 +56,14 @@ static const char * const zswb_shrink_policy_names[] = {
 
 /* How shrink_memcg() spreads its batch over the nodes. Default stock. */
 static int shrink_policy __read_mostly = ZSWB_SHRINK_STOCK;
-/* Entries one shrink_memcg() call may scan, 1..1024. Default 32. */
+/*
+ * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
+ * scan at most 32 per node. Default 32.
+ */
 static unsigned int shrink_batch __read_mostly = 32;
+
+/* The most one zswap_store() call may scan per node, whatever shrink_batch. */
+#define ZSWB_STORE_BATCH	SWAP_CLUSTER_MAX
 
 /* Walk one node with a budget, and count what it did. */
 static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
@@ -82,6 +91,16 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 						  ZSWB_SHRINK_CALLS_WORKER);
 	if (policy == ZSWB_SHRINK_LOCAL_FIRST && folio_nid != NUMA_NO_NODE)
 		first = folio_nid;
+	/*
+	 * zswap_store() shrinks in the storing task, with the folio locked,
+	 * and does not recheck memory.zswap.max between entries: each of k
+	 * concurrent storers over the limit writes back a whole batch. Give
+	 * it at most SWAP_CLUSTER_MAX per node, as reclaim takes per pass.
+	 */
+	if (caller == ZSWAP_SHRINK_STORE) {
+		batch = min_t(unsigned long, batch, ZSWB_STORE_BATCH);
+		remaining = batch;
+	}
 	if (policy == ZSWB_SHRINK_SPLIT)
 		batch = max(1UL, batch / num_node_state(N_NORMAL_MEMORY));
 
@@ -169,16 +188,15 @@ static const struct kernel_param_ops zswb_batch_ops = {
 	.get = param_get_uint,
 };
 
-/* Entries one shrink_memcg() call may scan, 1..1024. Default 32. */
+/*
+ * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
+ * scan at most 32 per node. Default 32.
+ */
 module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
 MODULE_PARM_DESC(shrink_batch, "zswap entries one shrink_memcg() call may scan, 1..1024 (default 32)");
 
-int zswb_shrinker_init(void)
+/* The shrink point is armed while the module is loaded; stock is counted too. */
+void zswb_shrinker_arm(void)
 {
-	return zswb_arm(ZSWAP_WB_SHRINK, true);
-}
-
-void zswb_shrinker_exit(void)
-{
-	zswb_arm(ZSWAP_WB_SHRINK, false);
+	zswb_arm(ZSWAP_WB_SHRINK, true);
 }

@@ -11,6 +11,7 @@
 #define _ZSWAP_WB_H
 
 #include <linux/atomic.h>
+#include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
 
@@ -30,7 +31,7 @@ enum zswb_stat_item {
 	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
 	ZSWB_SHRINK_EAGAIN,	/* calls that scanned but wrote nothing back (-EAGAIN) */
 	ZSWB_STORE_REJECTS,	/* zswap_store() calls rejected because shrinking failed */
-	ZSWB_RA_FAULTS_ALONE,	/* faults on a zswap entry read alone (skip_fault) */
+	ZSWB_RA_FAULTS_ALONE,	/* faults on a zswap entry read alone (both skip policies) */
 	ZSWB_RA_WINDOWS_SHRUNK,	/* readahead windows the policy made smaller */
 	ZSWB_RA_ZSWAP_SLOTS_SKIPPED, /* neighbour slots left out because they were in zswap */
 	ZSWB_RA_DISK_SLOTS,	/* neighbour slots on disk left in the window */
@@ -59,27 +60,33 @@ extern atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
 void zswb_record_latency(u64 ns);
 
 /* main.c */
+extern struct mutex zswb_param_mutex;
 int zswb_parse_bool(const char *val, bool *res);
 int zswb_parse_enum(const char *val, const char * const *names, int n);
-int zswb_arm(enum zswap_wb_point point, bool armed);
+void zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
 
 /* stats.c */
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
 
+/*
+ * Each policy's _arm() is called by init with zswb_param_mutex held, once
+ * the backend is registered: it arms what the parameters ask for.
+ */
+
 /* shrinker.c: the shrink_policy and shrink_batch parameters */
-int zswb_shrinker_init(void);
-void zswb_shrinker_exit(void);
+void zswb_shrinker_arm(void);
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid);
 
 /* readahead.c: the readahead_policy parameter */
-int zswb_readahead_init(void);
+void zswb_readahead_arm(void);
 bool zswb_readahead_skip(swp_entry_t entry, bool fault);
 
 /* prompt_free.c: the sync_free and async_free policies */
 int zswb_prompt_free_init(void);
+void zswb_prompt_free_arm(void);
 void zswb_prompt_free_exit(void);
 bool zswb_alloc_off_lru(swp_entry_t entry, bool sync);
 void zswb_writeback_prepare(struct folio *folio, bool sync);
