@@ -15,7 +15,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings checkpatch zswbctl patch-versions dkms deb vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead"
+ALL="build-warnings checkpatch zswbctl patch-versions dkms deb vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -74,9 +74,11 @@ suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
 
 vm_group() {
-	local log=$out/vm-$1.log
+	local log=$out/vm-$1.log envs
+	# The workload sizes (ZSWB_TEST_*) go to the guest's environment.
+	envs=$(env | grep -E '^ZSWB_TEST_[A-Z_]+=[0-9A-Za-z]+$' | tr '\n' ' ')
 	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --mem "${ZSWB_VM_MEM:-2048}" \
-		--append "${ZSWB_VM_APPEND:-}" --cmd "/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
+		--append "${ZSWB_VM_APPEND:-}" --cmd "$envs/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
 	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"
@@ -97,6 +99,7 @@ suite_vm_prompt_file() { vm_group prompt file; }
 suite_vm_write_errors() { vm_group write-errors; }
 suite_vm_shrink() { vm_group shrink; }
 suite_vm_readahead() { vm_group readahead; }
+suite_vm_harden() { vm_group harden; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
 . "$ZSWB_TOP/selftests/ktap.sh"

@@ -153,6 +153,83 @@ bench_rounds() {
 }
 
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
+# Turning async_free off does not wait for the folios in flight; like
+# zswbctl, this waits (up to 60 s) until none is left.
 set_param() {
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
+	[ "$1" = async_free ] && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
+	w=0
+	while [ "$(wbstat inflight)" -gt 0 ]; do
+		[ $w -lt 600 ] || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
+		sleep 0.1
+		w=$((w + 1))
+	done
+}
+
+# wb_resolved: folios written back whose fate is known: freed, put back
+# (raced, write error, not marked) or left on the LRU by a policy that was
+# off. Equals written_back once nothing is in flight.
+wb_resolved() {
+	echo $(( $(wbstat freed_sync) + $(wbstat freed_async) + $(wbstat raced) + \
+		$(wbstat write_errors) + $(wbstat mark_failed) + $(wbstat fallbacks) ))
+}
+
+# wait_stopped PID: wait until PID has stopped itself (SIGSTOP); fails if
+# it exits first.
+wait_stopped() {
+	while [ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" != T ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+
+# cg_reclaim CG SIZE: memory.reclaim SIZE a few times (it gives up early).
+cg_reclaim() {
+	for try in 1 2 3 4; do
+		echo "$2" > "$CG_ROOT/$1/memory.reclaim" 2>/dev/null
+	done
+	return 0
+}
+
+# test_cleanup: what any test may have set up, undone, so that a test that
+# failed half-way leaves nothing to the next: its memcgs (and their
+# processes), swap, injected faults, stalled devices, and zswap's and the
+# module's parameters at their defaults.
+test_cleanup() {
+	for f in /sys/block/*/make-it-fail; do
+		echo 0 > "$f" 2>/dev/null
+	done
+	for d in "$CG_ROOT"/*/; do
+		[ -d "$d" ] && cg_del "$(basename "$d")" 2>/dev/null
+	done
+	[ -e /dev/mapper/control ] && for n in $(ls /sys/block | grep '^dm-'); do
+		dmctl resume "$(cat /sys/block/$n/dm/name)" 2>/dev/null
+	done
+	swap_off >/dev/null 2>&1
+	[ -e /dev/mapper/control ] && for n in $(ls /sys/block | grep '^dm-'); do
+		dmctl remove "$(cat /sys/block/$n/dm/name)" 2>/dev/null
+	done
+	echo 20 > /sys/module/zswap/parameters/max_pool_percent
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	echo true > /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null
+	if [ -d /sys/module/zswap_wb ]; then
+		echo 0 > $ZSWB_PARAMS/sync_free
+		echo 0 > $ZSWB_PARAMS/async_free
+		echo stock > $ZSWB_PARAMS/shrink_policy
+		echo 32 > $ZSWB_PARAMS/shrink_batch
+		echo stock > $ZSWB_PARAMS/readahead_policy
+	fi
+	return 0
+}
+
+# unload: rmmod zswap_wb, retrying for up to 10 s: under load a shrink or
+# writeback call in progress holds a module reference for a moment, and
+# rmmod does not wait for it (O_NONBLOCK), as zswbctl unload retries too.
+unload() {
+	t=0
+	while ! rmmod zswap_wb 2>/dev/null; do
+		[ $t -lt 100 ] || { rmmod zswap_wb; return 1; }
+		sleep 0.1
+		t=$((t + 1))
+	done
 }

@@ -11,6 +11,7 @@
 #   write-errors    failed swap writes with async_free on (fail_make_request)
 #   shrink          shrink policies on 2 NUMA nodes
 #   readahead       readahead_policy on zswap-resident and mixed regions
+#   harden          races of init, unload and the async_free setter
 #   nomemcg         the global shrinker, booted with cgroup_disable=memory
 #   dkms            the DKMS-installed module loads
 #   one FUNC [ARG]  one test function, for debugging
@@ -445,6 +446,23 @@ test_shrink_zswap_max() {
 	shrink_against_stock zswap_max per_node
 }
 
+# memory.zswap.max with shrink_batch=1024: the store path, which writes
+# back in the storing task, scans at most 32 entries per node per call.
+test_shrink_store_bounded() {
+	need_module || return 1
+	shrink_setup zswap_max || return 1
+	set_param shrink_policy per_node && set_param shrink_batch 1024 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	shrink_load 10 || { shrink_teardown; return 1; }
+	scanned=$(( $(wbstat shrink_scanned_node0) + $(wbstat shrink_scanned_node1) ))
+	st=$(wbstat shrink_calls_store) wk=$(wbstat shrink_calls_worker)
+	msg "per_node, batch 1024: $st store calls scanned $scanned entries, wrote back $(written_nodes); worker calls $wk"
+	shrink_teardown
+	check "stores shrank" "[ $st -gt 100 ]" &&
+	check "only the store path shrank" "[ $wk -eq 0 ]" &&
+	check "at most 32 entries per node per store call" "[ $scanned -le $((st * 64)) ]"
+}
+
 test_shrink_switch_under_load() {
 	need_module || return 1
 	shrink_setup zswap_max || return 1
@@ -669,11 +687,375 @@ test_dkms_module_loads() {
 	[ -d /sys/kernel/debug/zswap_wb ] && rmmod zswap_wb
 }
 
+# ra_mix POLICY [interleave]: ramix with 16 MiB on disk and 32 MiB in zswap
+# in one VMA: the disk part read in order, with or without a scattered
+# zswap fault after each page. Sets hit (swap_ra_hit), ra (swap_ra),
+# alone (ra_faults_alone) and mix_out (ramix's line) for the walk.
+ra_mix() {
+	zswap_on
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	echo 50 > /sys/module/zswap/parameters/max_pool_percent
+	swap_on disk || return 1
+	set_param readahead_policy "$1" || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new ramix max
+	cg_run ramix ramix 16 32 $2 > /tmp/ramix.out 2>&1 &
+	job=$!
+	# $! is the subshell of cg_run; ramix is the memcg's one process.
+	while [ -z "$(cat $CG_ROOT/ramix/cgroup.procs)" ]; do
+		sleep 0.1
+	done
+	pid=$(cat $CG_ROOT/ramix/cgroup.procs)
+	wait_stopped $pid || { msg "ramix: $(cat /tmp/ramix.out)"; return 1; }
+	# The first part goes to the swap device: zswap is off while it goes.
+	po0=$(vmstat pswpout)
+	echo 0 > /sys/module/zswap/parameters/enabled
+	cg_reclaim ramix 64M
+	echo 1 > /sys/module/zswap/parameters/enabled
+	disk=$(( $(vmstat pswpout) - po0 ))
+	kill -CONT $pid
+	wait_stopped $pid || { msg "ramix: $(cat /tmp/ramix.out)"; return 1; }
+	zo0=$(vmstat zswpout)
+	cg_reclaim ramix 64M
+	zs=$(( $(vmstat zswpout) - zo0 ))
+	ra0=$(vmstat swap_ra) hit0=$(vmstat swap_ra_hit)
+	kill -CONT $pid
+	wait $job
+	mrc=$?
+	ra=$(( $(vmstat swap_ra) - ra0 )) hit=$(( $(vmstat swap_ra_hit) - hit0 ))
+	alone=$(wbstat ra_faults_alone)
+	mix_out=$(cat /tmp/ramix.out | tail -1)
+	msg "$1 ${2:-alone}: pages to disk $disk, to zswap $zs; walk: swap_ra $ra swap_ra_hit $hit ra_faults_alone $alone; $mix_out"
+	cg_del ramix
+	swap_off
+	set_param readahead_policy stock
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	echo 20 > /sys/module/zswap/parameters/max_pool_percent
+	check "ramix checksums hold" "[ $mrc -eq 0 ]" &&
+	check "the first part went to disk, the second to zswap" \
+		"[ $disk -ge 3800 ] && [ $zs -ge 7600 ]"
+}
+
+# Readahead statistics belong to disk faults: a zswap fault read alone is
+# decided before the window is computed, so it neither takes the hits that
+# disk readahead earned nor moves the VMA's last fault address. The disk
+# part's readahead, interleaved with zswap faults, must then be what stock
+# gives it alone (within 10%); on both readahead paths (VMA and cluster).
+test_ra_disk_window() {
+	need_module || return 1
+	for path in vma cluster; do
+		[ $path = vma ] && v=true || v=false
+		echo $v > /sys/kernel/mm/swap/vma_ra_enabled || return 1
+		ra_mix stock || return 1
+		base=$hit
+		check "$path: stock reads the disk part ahead" "[ $base -gt 1000 ]" || return 1
+		ra_mix stock interleave || return 1
+		msg "$path: stock, interleaved with zswap faults: swap_ra_hit $hit of $base alone"
+		for pol in skip_fault skip_zswap_slots; do
+			ra_mix $pol interleave || return 1
+			check "$path $pol: zswap faults read alone" "[ $alone -ge 3800 ]" &&
+			check "$path $pol: disk readahead hits as stock alone ($hit vs $base)" \
+				"[ $((hit * 10)) -ge $((base * 9)) ]" || return 1
+		done
+	done
+	echo true > /sys/kernel/mm/swap/vma_ra_enabled
+}
+
+# Two swap devices at one priority interleave their entries in a VMA, so a
+# readahead window holds neighbours of another device than the fault's.
+# swapoff of that device frees its zswap tree: the hook must pin the
+# neighbour's device before asking zswap about it. The window is a few
+# instructions wide and cannot be forced open from here; KASAN (make
+# check-debug) reports a use after free if it is hit.
+test_ra_two_devices() {
+	need_module || return 1
+	zswap_on
+	echo 0 > /sys/block/vda/queue/rotational
+	mkswap /dev/vda >/dev/null && mkswap /dev/nvme0n1 >/dev/null || return 1
+	swapon -p 5 /dev/vda && swapon -p 5 /dev/nvme0n1 || return 1
+	check "both devices at one priority" \
+		"[ $(awk 'NR > 1 { print $5 }' /proc/swaps | sort -u | wc -l) -eq 1 ]" || return 1
+	rc=0
+	for pol in skip_fault skip_zswap_slots stock; do
+		set_param readahead_policy $pol || return 1
+		cg_new ra2 64M
+		cg_run ra2 thrash --size 128 --passes 4 > /tmp/ra2.out 2>&1 &
+		pid=$!
+		n=0 offfail=0
+		while kill -0 $pid 2>/dev/null; do
+			swapoff /dev/nvme0n1 2>/dev/null || offfail=$((offfail + 1))
+			grep -q nvme0n1 /proc/swaps || swapon -p 5 /dev/nvme0n1 || rc=1
+			n=$((n + 1))
+		done
+		wait $pid || rc=1
+		msg "$pol: $n swapoff/swapon cycles ($offfail swapoffs refused); $(tr '\n' ' ' < /tmp/ra2.out)"
+		cg_del ra2
+		[ $n -gt 0 ] || rc=1
+	done
+	swap_off
+	set_param readahead_policy stock
+	check "checksums hold and every swapon worked" "[ $rc -eq 0 ]"
+}
+
+# A parameter written while insmod runs init: zswb_slowarm stretches the
+# arming of the points by 300 ms, and a writer turns async_free on as soon
+# as its file appears, under writeback load. Init must have built the
+# workqueue before any point can be armed, and the write must take effect.
+test_param_write_during_insmod() {
+	need_module || return 1
+	modprobe zswb_slowarm delay_ms=300 || { msg "no zswb_slowarm"; return 1; }
+	zswap_on
+	swap_on disk || return 1
+	cg_new insmodw "$CG_MAX"
+	cg_run insmodw thrash --size "$SIZE" --passes 3 > /tmp/thrash.out 2>&1 &
+	pid=$!
+	sleep 3
+	i=0 bad=0
+	while [ $i -lt 10 ]; do
+		set_param async_free 0
+		unload || { msg "unload $i failed"; bad=1; break; }
+		( while [ ! -e $ZSWB_PARAMS/async_free ]; do :; done
+		  echo 1 > $ZSWB_PARAMS/async_free ) &
+		wpid=$!
+		modprobe zswap_wb || bad=1
+		wait $wpid || bad=1
+		[ "$(cat $ZSWB_PARAMS/async_free)" = Y ] || { msg "load $i: async_free lost"; bad=1; }
+		w0=$(wbstat written_back)
+		sleep 1
+		[ $(wbstat written_back) -gt "$w0" ] || msg "load $i: no writeback within 1 s"
+		i=$((i + 1))
+	done
+	hits=$(cat /sys/module/zswb_slowarm/parameters/hits)
+	set_param async_free 0
+	wait $pid
+	trc=$?
+	msg "$i loads, $hits arms delayed; $(tr '\n' ' ' < /tmp/thrash.out)"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	cg_del insmodw
+	swap_off
+	rmmod zswb_slowarm
+	check "every load took the write made during insmod" "[ $bad -eq 0 ]" &&
+	check "the arming was delayed" "[ $hits -ge 10 ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "the policy freed folios" "[ $(wbstat freed_async) -gt 0 ]"
+}
+
+# Every allocation of insmod, init included, failed once in turn
+# (fail-nth: failslab and fail_page_alloc), while a memcg over its
+# memory.zswap.max keeps shrink_memcg() calling the backend. A failed init
+# must leave nothing registered or armed and nothing calling into the freed
+# module; a later load must work. The window of a shrink call pinning the
+# module across a failed init is not forced; KASAN reports it if it is hit.
+test_insmod_fault_injection() {
+	[ -e /proc/self/fail-nth ] || { msg "no fail-nth"; return 4; }
+	need_module || return 1
+	ko=$(modinfo -n zswap_wb)
+	unload || return 1
+	for f in failslab fail_page_alloc; do
+		echo N > /sys/kernel/debug/$f/ignore-gfp-wait
+		echo 0 > /sys/kernel/debug/$f/verbose
+	done
+	echo N > /sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+	zswap_on
+	swap_on disk || return 1
+	cg_new finj "$CG_MAX"
+	echo 4M > $CG_ROOT/finj/memory.zswap.max
+	cg_run finj thrash --size 200 --passes 20 > /tmp/thrash.out 2>&1 &
+	pid=$!
+	sleep 3
+	n=1 loaded=0 failed=0 bad=0
+	while [ $n -le 2000 ]; do
+		out=$(modload "$ko" $n "shrink_policy=per_node async_free=1")
+		case "$out" in
+		loaded*) loaded=$((loaded + 1))
+			 set_param async_free 0
+			 unload || { msg "unload $i failed"; bad=1; break; } ;;
+		failed*) failed=$((failed + 1))
+			 [ -d /sys/module/zswap_wb ] && { msg "n=$n: failed load left the module"; bad=1; } ;;
+		*) msg "n=$n: $out"; bad=1; break ;;
+		esac
+		case "$out" in *"not reached"*) break ;; esac
+		n=$((n + 1))
+	done
+	for f in failslab fail_page_alloc; do
+		echo Y > /sys/kernel/debug/$f/ignore-gfp-wait
+	done
+	echo Y > /sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+	modprobe zswap_wb || { msg "the final load failed"; bad=1; }
+	# Registered again: a second backend is refused.
+	insmod /lib/modules/$(uname -r)/updates/zswb_dup.ko 2>/dev/null &&
+		{ msg "a second backend was accepted"; rmmod zswb_dup; bad=1; }
+	kill $pid 2>/dev/null
+	wait $pid
+	msg "$n loads: $loaded loaded, $failed failed; stores went on: $(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del finj
+	swap_off
+	check "every failed load left nothing behind, a final load works" "[ $bad -eq 0 ]" &&
+	check "each allocation of the load was failed once" "[ $failed -gt 20 ] && [ $n -lt 2000 ]" &&
+	check "the shrink point was called meanwhile" "[ $(wbstat shrink_calls_store) -gt 0 ]"
+}
+
+# Turning async_free off while the swap device is stalled (a suspended
+# device-mapper device: its writes are held): the write must return at
+# once, other parameters must stay readable and writable (the kernel holds
+# one lock over all of a module's parameters), and once the device resumes
+# every folio in flight is freed and the point disarmed.
+test_async_off_stalled() {
+	need_module || return 1
+	dm=$(dmctl create zswbstall /dev/vda) || return 1
+	zswap_on
+	mkswap /dev/$dm >/dev/null && swapon /dev/$dm || return 1
+	set_param async_free 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new stall "$CG_MAX"
+	cg_run stall thrash --size "$SIZE" --passes 2 > /tmp/thrash.out 2>&1 &
+	pid=$!
+	while [ $(wbstat written_back) -lt 2000 ]; do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	dmctl suspend zswbstall &
+	spid=$!
+	sleep 2
+	held=$(wbstat inflight)
+	t0=$(date +%s)
+	echo 0 > $ZSWB_PARAMS/async_free &
+	epid=$!
+	sleep 1
+	# The setter waits without the parameter lock.
+	t1=$(date +%s)
+	echo per_node > $ZSWB_PARAMS/shrink_policy && echo stock > $ZSWB_PARAMS/shrink_policy
+	cat $ZSWB_PARAMS/sync_free > /dev/null
+	others=$(( $(date +%s) - t1 ))
+	waited=0
+	while kill -0 $epid 2>/dev/null && [ $waited -lt 40 ]; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	returned=$(( $(date +%s) - t0 ))
+	kill -0 $epid 2>/dev/null && setter_stuck=1 || setter_stuck=0
+	state=$(cat $ZSWB_PARAMS/async_free)
+	dmctl resume zswbstall
+	wait $spid
+	wait $epid
+	wait $pid
+	trc=$?
+	i=0
+	while [ $(wbstat inflight) -gt 0 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# Disarmed once drained: a second workload is not offered to the module.
+	sleep 2
+	w0=$(wbstat written_back)
+	cg_run stall thrash --size 200 --passes 1 > /dev/null 2>&1
+	w1=$(wbstat written_back)
+	msg "held $held folios; setter returned after ${returned}s, others took ${others}s; async_free=$state; after resume: $(tr '\n' ' ' < /tmp/thrash.out)"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	cg_del stall
+	swapoff /dev/$dm
+	dmctl remove zswbstall
+	check "folios were held by the stalled device" "[ $held -gt 0 ]" &&
+	check "the setter returned at once" "[ $setter_stuck -eq 0 ] && [ $returned -le 3 ]" &&
+	check "other parameters did not wait" "[ $others -le 2 ]" &&
+	check "async_free reads N" "[ $state = N ]" &&
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "every folio resolved after resume" "[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]" &&
+	check "the writeback point was disarmed" "[ $w1 -eq $w0 ]"
+}
+
+# 100 loads and unloads while a swap workload runs with writeback and
+# another task writes random valid and invalid values to every parameter,
+# including while the module loads. Before each unload the writer pauses
+# and async_free is turned off (the folios in flight pin the module).
+test_load_unload_stress() {
+	need_module || return 1
+	zswap_on
+	swap_on disk || return 1
+	cg_new stress "$CG_MAX"
+	cg_run stress thrash --size "$SIZE" --passes 50 > /tmp/thrash.out 2>&1 &
+	pid=$!
+	touch /tmp/stress.go /tmp/stress.run
+	(
+		set -- sync_free:0 sync_free:1 sync_free:maybe async_free:0 async_free:1 async_free:2 \
+			shrink_policy:per_node shrink_policy:carry shrink_policy:split shrink_policy:bogus \
+			shrink_batch:1 shrink_batch:1024 shrink_batch:0 shrink_batch:99999 \
+			readahead_policy:skip_fault readahead_policy:skip_zswap_slots \
+			readahead_policy:stock readahead_policy:x
+		r=1
+		while [ -e /tmp/stress.run ]; do
+			for pv in "$@"; do
+				[ -e /tmp/stress.go ] || break
+				r=$(( (r * 1103515245 + 12345) % 2147483648 ))
+				[ $((r % 3)) = 0 ] || continue
+				echo "${pv#*:}" > $ZSWB_PARAMS/${pv%%:*} 2>/dev/null
+			done
+			sleep 0.01
+		done
+	) &
+	wpid=$!
+	i=0 bad=0
+	while [ $i -lt 100 ]; do
+		touch /tmp/stress.go
+		modprobe zswap_wb || { msg "load $i failed"; bad=1; break; }
+		sleep 0.2
+		rm -f /tmp/stress.go
+		sleep 0.05
+		set_param async_free 0 || { bad=1; break; }
+		unload || { msg "unload $i failed"; bad=1; break; }
+		i=$((i + 1))
+	done
+	rm -f /tmp/stress.run /tmp/stress.go
+	wait $wpid
+	kill $pid 2>/dev/null
+	wait $pid
+	msg "$i cycles; $(tr '\n' ' ' < /tmp/thrash.out)"
+	cg_del stress
+	swap_off
+	modprobe zswap_wb
+	check "100 load/unload cycles" "[ $bad -eq 0 ] && [ $i -eq 100 ]" &&
+	check "no mismatch in the workload" "! grep -q 'mismatches [1-9]' /tmp/thrash.out"
+}
+
+# kmemleak (debug kernel): every policy on under a workload, unload, then
+# two scans must report no leak whose backtrace is the module's or the
+# hook's.
+test_kmemleak() {
+	km=/sys/kernel/debug/kmemleak
+	[ -e $km ] || { msg "no kmemleak (not a debug kernel)"; return 4; }
+	need_module || return 1
+	echo clear > $km
+	zswap_on
+	swap_on disk || return 1
+	set_param async_free 1 && set_param shrink_policy per_node &&
+		set_param readahead_policy skip_zswap_slots || return 1
+	cg_new leak "$CG_MAX"
+	cg_run leak thrash --size "$SIZE" --passes "$PASSES" > /tmp/thrash.out 2>&1
+	trc=$?
+	cg_del leak
+	set_param async_free 0
+	swap_off
+	unload || return 1
+	echo scan > $km
+	sleep 5
+	echo scan > $km
+	grep -B2 -A20 "unreferenced object" $km > /tmp/leaks
+	ours=$(grep -c "zswap_wb\|zswb_\|zswap_entry_present\|zswap_shrink_node" /tmp/leaks)
+	msg "kmemleak: $(grep -c 'unreferenced object' /tmp/leaks) unreferenced objects, $ours frames of zswap_wb or the hook"
+	[ "$ours" -eq 0 ] || sed 's/^/# /' /tmp/leaks | head -60
+	modprobe zswap_wb
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "no leak from zswap_wb or the hook" "[ $ours -eq 0 ]"
+}
+
 run() {
 	desc=$1
 	shift
 	"$@"
-	case $? in
+	rc=$?
+	# Undo what the test set up even if it failed, so one failure stays one.
+	test_cleanup
+	case $rc in
 	0) ktap_test_pass "$desc" ;;
 	4) ktap_test_skip "$desc" ;;
 	*) ktap_test_fail "$desc" ;;
@@ -701,17 +1083,28 @@ prompt)
 	run "prompt free on $kind: CPU 1 offline and back 10 times under load" test_prompt_cpu_hotplug "$kind"
 	;;
 shrink)
-	ktap_set_plan 4
+	ktap_set_plan 5
 	run "every shrink policy writes back from both nodes" test_shrink_both_nodes
 	run "max_pool_percent=1: per_node writes back more in fewer calls than stock" test_shrink_pool_limit
 	run "memory.zswap.max: per_node writes back more in fewer calls than stock" test_shrink_zswap_max
 	run "switching shrink policy and batch under load is safe" test_shrink_switch_under_load
+	run "memory.zswap.max, shrink_batch=1024: a store scans at most 32 per node" test_shrink_store_bounded
 	;;
 readahead)
-	ktap_set_plan 3
+	ktap_set_plan 5
 	run "a zswap-resident region faults back without readahead under both policies" test_ra_zswap_region
 	run "skip_zswap_slots keeps readahead for disk slots, skips zswap ones" test_ra_half_on_disk
 	run "switching readahead_policy under load is safe" test_ra_switch_under_load
+	run "zswap faults leave disk readahead windows as stock" test_ra_disk_window
+	run "two swap devices, swapoff/swapon under readahead: no use after free" test_ra_two_devices
+	;;
+harden)
+	ktap_set_plan 5
+	run "async_free written during insmod: init builds, then arms" test_param_write_during_insmod
+	run "each allocation of insmod failed in turn under shrink load" test_insmod_fault_injection
+	run "async_free off on a stalled device: bounded, others not blocked" test_async_off_stalled
+	run "100 load/unload cycles beside random parameter writes and writeback" test_load_unload_stress
+	run "kmemleak: no leak from zswap_wb or the hook after unload" test_kmemleak
 	;;
 nomemcg)
 	ktap_set_plan 1
