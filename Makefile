@@ -5,15 +5,16 @@
 #                run the A/B demo and print its table
 #   make check   the whole test suite (host checks and VM tests), KTAP
 # Other targets: kernel, module, initramfs, vm (a shell in the VM), bench
-# [BENCH=name], kernel-deb, check-versions, rootfs (the Debian 12 VM image),
-# check-fleet (install, reboot and purge of the packages in it), clean.
+# [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
+# check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
+# reboot and purge of the packages in it), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
 
-.PHONY: all kernel module initramfs demo check vm bench kernel-deb deb check-versions clean
+.PHONY: all kernel module initramfs demo check check-debug vm bench kernel-deb deb check-versions clean
 .PHONY: rootfs check-fleet
 
 all: module
@@ -21,9 +22,15 @@ all: module
 kernel:
 	bash tools/kernel/build.sh
 
+# The module built against another kernel (the debug one) is rebuilt.
 module: kernel
+	@if [ "$$(cat .zswb-built-for 2>/dev/null)" != "$(OBJ)" ]; then \
+		$(MAKE) -s -C $(OBJ) M=$(TOP) clean; \
+		$(MAKE) -s -C $(OBJ) M=$(TOP)/selftests/zswap_wb/modules clean; \
+	fi
 	$(MAKE) -C $(OBJ) M=$(TOP) W=1 modules
 	$(MAKE) -C $(OBJ) M=$(TOP)/selftests/zswap_wb/modules modules
+	echo $(OBJ) > .zswb-built-for
 
 initramfs: module
 	bash tools/vm/mkinitramfs.sh
@@ -33,6 +40,15 @@ demo: initramfs
 
 check: initramfs
 	bash selftests/run.sh
+
+# The VM suite on a kernel with KASAN, lockdep, kmemleak and the other
+# checkers (tools/kernel/debug.config), workloads scaled down for it.
+DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
+	vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden
+check-debug:
+	ZSWB_FLAVOUR=debug $(MAKE) initramfs
+	ZSWB_FLAVOUR=debug ZSWB_TEST_SIZE=64 ZSWB_TEST_CG_MAX=24M ZSWB_TEST_PASSES=1 \
+		ZSWB_TEST_SCALE=4 ZSWB_VM_TIMEOUT=7200 bash selftests/run.sh $(DEBUG_SUITES)
 
 vm: initramfs
 	bash tools/vm/run.sh --shell

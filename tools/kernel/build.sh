@@ -50,6 +50,8 @@ apply_patches() {
 
 configure() {
 	local frag=$ZSWB_TOP/tools/kernel/zswap_wb.config stamp=$ZSWB_OBJ/.zswap_wb-config
+	[ "${ZSWB_FLAVOUR:-}" = debug ] &&
+		ZSWB_EXTRA_CONFIG="$ZSWB_TOP/tools/kernel/debug.config ${ZSWB_EXTRA_CONFIG:-}"
 	local want
 	want=$(cat "$frag" ${ZSWB_EXTRA_CONFIG:-} | sha256sum | cut -c1-16)
 	if [ -f "$ZSWB_OBJ/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
@@ -63,6 +65,14 @@ configure() {
 	for sym in ZSWAP ZSWAP_WRITEBACK_HOOK ZRAM VIRTIO_BLK BLK_DEV_NVME EXT4_FS MEMCG NUMA DEBUG_FS DEBUG_VM MODULES; do
 		grep -q "^CONFIG_$sym=y" "$ZSWB_OBJ/.config" || zswb_die "CONFIG_$sym is not set in the merged config"
 	done
+	if [ "${ZSWB_FLAVOUR:-}" = debug ]; then
+		for sym in KASAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP DEBUG_VM_PGFLAGS DEBUG_LIST \
+			   DEBUG_OBJECTS_WORK DEBUG_OBJECTS_RCU_HEAD DEBUG_KMEMLEAK PAGE_OWNER UBSAN \
+			   FAILSLAB FAIL_PAGE_ALLOC; do
+			grep -q "^CONFIG_$sym=y" "$ZSWB_OBJ/.config" ||
+				zswb_die "CONFIG_$sym is not set in the debug config"
+		done
+	fi
 	echo "$want" > "$stamp"
 }
 

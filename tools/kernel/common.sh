@@ -18,7 +18,13 @@ zswb_dirs() {
 	[ -n "$ver" ] || { echo "error: $ZSWB_SRCPKG is not installed" >&2; return 1; }
 	ZSWB_SRCVER=$ver
 	ZSWB_SRC=$ZSWB_CACHE/linux-${ver//\~/-}
-	ZSWB_OBJ=$ZSWB_CACHE/build-${ver//\~/-}
+	# ZSWB_FLAVOUR=debug: the same source, built with tools/kernel/debug.config
+	# in a directory of its own.
+	case "${ZSWB_FLAVOUR:-}" in
+	'') ZSWB_OBJ=$ZSWB_CACHE/build-${ver//\~/-} ;;
+	debug) ZSWB_OBJ=$ZSWB_CACHE/build-debug-${ver//\~/-} ;;
+	*) echo "error: ZSWB_FLAVOUR is empty or debug, not '$ZSWB_FLAVOUR'" >&2; return 1 ;;
+	esac
 	ZSWB_MODINST=$ZSWB_OBJ/modinst
 }
 
