@@ -3,7 +3,8 @@
 #
 # Build the test VM's initramfs: static busybox, /init, the kernel's
 # modules with zswap_wb in updates/, the static guest programs and the
-# selftests. Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz (path printed).
+# selftests. Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz, or $ZSWB_INITRD
+# (path printed). ZSWB_KO puts another zswap_wb.ko in it.
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 zswb_dirs
@@ -43,7 +44,7 @@ cp "$ZSWB_TOP/Documentation/zswap_wb.rst" "$root/selftests/"
 mkdir -p "$root/bench" && cp "$ZSWB_TOP"/tools/bench/guest/*.sh "$root/bench/"
 echo "$KREL" > "$root/etc/zswb-kernelrelease"
 
-out=$ZSWB_OBJ/zswb-initramfs.cpio.gz
+out=${ZSWB_INITRD:-$ZSWB_OBJ/zswb-initramfs.cpio.gz}
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "$out"

@@ -36,6 +36,7 @@
 # script with its payload is on /dev/vdd (label zswb-run), run from
 # /run/zswb-run after boot; --shell logs root in on the console.
 # Environment: ZSWB_ACCEL overrides --accel; ZSWB_QEMU_EXTRA adds QEMU args;
+# ZSWB_INITRD boots another initramfs than the one make initramfs builds;
 # ZSWB_TCG_THREAD=multi asks for multi-threaded TCG. It is not the default:
 # under it, a vCPU can run a stale translation of kernel text that another
 # vCPU patched with text_poke_bp() (static keys flipped under load), and the
@@ -85,7 +86,7 @@ zswb_need qemu-system-x86 e2fsprogs cpio
 
 zswb_dirs
 [ -n "$kernel" ] || kernel=$ZSWB_OBJ/arch/x86/boot/bzImage
-initrd=$ZSWB_OBJ/zswb-initramfs.cpio.gz
+initrd=${ZSWB_INITRD:-$ZSWB_OBJ/zswb-initramfs.cpio.gz}
 [ -f "$kernel" ] || zswb_die "no $kernel: run 'make kernel'"
 [ -n "$rootfs" ] || [ -f "$initrd" ] || zswb_die "no $initrd: run tools/vm/mkinitramfs.sh"
 # systemd needs AF_UNIX; a kernel without it boots the image's simple init.
