@@ -13,8 +13,20 @@ cd "$ZSWB_TOP"
 iter=${ZSWB_DEMO_ITER:-2}
 log=$(mktemp)
 trap 'rm -f "$log" "$log.derived"' EXIT
-echo "demo: booting the hooked kernel; each run takes about half a minute under TCG"
-bash tools/vm/run.sh --timeout 1800 --cmd "/bench/prompt_free.sh $iter disk zram" > "$log" 2>&1 || {
+total=$(( iter * 2 * 2 ))
+echo "demo: booting the hooked kernel; $total runs (2 swap kinds, off and on, $iter each), about half a minute each under TCG"
+bash tools/vm/run.sh --timeout 1800 --cmd "/bench/prompt_free.sh $iter disk zram" > "$log" 2>&1 &
+vm=$!
+# A line as each run finishes, while the VM goes on.
+tail -n +1 -f --pid=$vm "$log" 2>/dev/null | awk -v total=$total '
+	{ sub(/\r$/, "") }
+	$1 == "RESULT" {
+		t = "?"
+		for (i = 5; i <= NF; i++) if ($i ~ /^time_s=/) t = substr($i, 8)
+		printf "demo: %d of %d done: %s swap, prompt freeing %s, %s s\n", ++n, total, $2, $3, t
+		fflush()
+	}'
+wait $vm || {
 	tail -30 "$log"
 	zswb_die "the demo VM run failed"
 }
