@@ -10,26 +10,37 @@
  *   completed when writeback_issued() is called, so the folio is freed there.
  * - async_free, block and file swap: writeback_prepare() marks the folio
  *   before its write is submitted; folio_end_writeback() hands it back to
- *   writeback_end(), in any context, which pushes it on a per-CPU llist; a
- *   work item frees it.
+ *   writeback_end(), in any context, which pushes it on this CPU's llist.
+ *   The writer frees its CPU's list before each async writeback; a work
+ *   item on a high priority per-CPU workqueue, kicked when the list stops
+ *   being empty, frees what is left one jiffy later. Both free in batches,
+ *   as reclaim does (one memcg uncharge and one call to the page allocator
+ *   per folio_batch).
  *
- * The mark is membership of zswb_marked, an xarray indexed by pfn, filled
- * before the write and read under RCU at writeback end. Only folios this
- * file put there match: normal reclaim's swap cache folios, which end
- * writeback through the same folio_end_writeback() with PG_reclaim set,
- * never were, and a marked folio is erased before it can be freed, so its
- * pfn cannot be reused while marked. No page flag is used: PG_reclaim is
- * reclaim's and is cleared on a write error, exactly when the folio must
- * go back to the LRU.
+ * The mark is a word of the folio itself: folio->lru.prev holds the address
+ * of one of zswb_marks[] (marked, issued, ended). An off-LRU folio's lru is
+ * ours: nothing else links it while it is off the LRU, and it is not in an
+ * LRU batch either. Every other folio's lru.prev holds a list pointer, a
+ * stale one from a previous life, or nothing: only this file stores the
+ * address of zswb_marks[] there, and it overwrites it (with the end time)
+ * when the folio is queued, before the folio can be freed or go back to the
+ * LRU, so a page never carries a mark into its next life. Normal reclaim's
+ * swap cache folios, which end writeback through the same
+ * folio_end_writeback() with PG_reclaim set, never match. No global lock
+ * and no lookup: writeback_end() reads a word of the folio it is given. No
+ * page flag is used: PG_reclaim is reclaim's and is cleared on a write
+ * error, exactly when the folio must go back to the LRU.
  *
  * Freeing goes through zswap_wb_remove_folio(), which refuses a folio that
  * is dirty (a failed write re-dirtied it, and its zswap copy is gone: it
  * holds the only copy), mapped or referenced (a swapin claimed it). Such a
  * folio is put back on the LRU and counted; reclaim handles it as stock.
  *
- * A folio is freed only once zswap_writeback_entry() has dropped its own
- * reference (ZSWB_ISSUED), so a fast completion cannot be mistaken for a
- * swapin race. The module holds a reference while any marked folio is
+ * A folio is queued only once zswap_writeback_entry() has dropped its own
+ * reference and its write has ended, whichever comes last: the mark goes
+ * from marked to issued or to ended with a cmpxchg, and the side that finds
+ * the other's state queues it. So a fast completion cannot be mistaken for
+ * a swapin race. The module holds a reference while any marked folio is
  * unresolved, and the writeback point stays armed until none is. Turning
  * async_free off stops marking at once and does not wait: the folios in
  * flight are freed as their writes end, however long a device stalls.
@@ -39,15 +50,16 @@
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/llist.h>
+#include <linux/log2.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
+#include <linux/pagevec.h>
 #include <linux/swap.h>
-#include <linux/timekeeping.h>
+#include <linux/sched/clock.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include "zswap_wb.h"
 
@@ -56,14 +68,31 @@ static bool sync_free __read_mostly;
 /* Free writeback folios from a work item when their write ends, on async swap. */
 static bool async_free __read_mostly;
 
-/* Marked folios by pfn; ZSWB_ISSUED: zswap dropped its reference. */
-static DEFINE_XARRAY(zswb_marked);
-#define ZSWB_ISSUED XA_MARK_1
+/*
+ * The states of a marked folio, stored as the address of one of these in
+ * folio->lru.prev: marked (write not yet submitted or not yet ended, zswap
+ * still holds its reference), issued (zswap dropped its reference first),
+ * ended (the write ended first; folio->lru.next holds the end time).
+ */
+enum { ZSWB_MARKED, ZSWB_ISSUED, ZSWB_ENDED, ZSWB_NR_MARKS };
+static const u8 zswb_marks[ZSWB_NR_MARKS];
 
-static DEFINE_PER_CPU(struct llist_head, zswb_ended);
+/*
+ * Per CPU: the folios whose write ended here, and the work item freeing
+ * them. The writer frees its CPU's list before each writeback; the work
+ * item, kicked when the list stops being empty, runs ZSWB_FREE_DELAY later
+ * and frees what the writer left, so that a writeback burst is freed by
+ * the writer itself without a context switch per batch.
+ */
+struct zswb_pcp {
+	struct llist_head ended;
+	struct delayed_work work;
+};
+
+#define ZSWB_FREE_DELAY 1	/* jiffies */
+
+static DEFINE_PER_CPU(struct zswb_pcp, zswb_pcp);
 static struct workqueue_struct *zswb_wq;
-static void zswb_free_workfn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(zswb_free_work, zswb_free_workfn);
 static int zswb_cpuhp_state;
 static void zswb_disarm_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(zswb_disarm_work, zswb_disarm_workfn);
@@ -78,13 +107,23 @@ static void zswb_inflight_inc(void)
 		__module_get(THIS_MODULE);
 }
 
-static void zswb_inflight_dec(void)
+static void zswb_inflight_sub(long nr)
 {
-	if (atomic_long_dec_and_test(&zswb_inflight))
+	if (atomic_long_sub_and_test(nr, &zswb_inflight))
 		module_put(THIS_MODULE);
 }
 
-/* The llist node lives in folio->lru, which an off-LRU folio does not use. */
+static unsigned long *zswb_mark_word(struct folio *folio)
+{
+	return (unsigned long *)&folio->lru.prev;
+}
+
+static unsigned long zswb_mark(int state)
+{
+	return (unsigned long)&zswb_marks[state];
+}
+
+/* The llist node lives in folio->lru.next, which an off-LRU folio does not use. */
 static struct llist_node *zswb_folio_node(struct folio *folio)
 {
 	return (struct llist_node *)&folio->lru.next;
@@ -93,6 +132,31 @@ static struct llist_node *zswb_folio_node(struct folio *folio)
 static struct folio *zswb_node_folio(struct llist_node *node)
 {
 	return container_of((struct list_head *)node, struct folio, lru);
+}
+
+/*
+ * Queue @folio, whose write ended at @ended (ns), with the reference that
+ * folio_end_writeback() held, on this CPU's list. The end time replaces the
+ * mark: a queued folio is reachable only through the list.
+ */
+static void zswb_queue(struct folio *folio, u64 ended)
+{
+	struct zswb_pcp *pcp;
+	long depth, max;
+	int cpu;
+
+	WRITE_ONCE(*zswb_mark_word(folio), (unsigned long)ended);
+	cpu = get_cpu();
+	pcp = per_cpu_ptr(&zswb_pcp, cpu);
+	/* The first folio on an empty list kicks the work item. */
+	if (llist_add(zswb_folio_node(folio), &pcp->ended))
+		queue_delayed_work_on(cpu, zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
+	put_cpu();
+	depth = atomic_long_inc_return(&zswb_queue_depth);
+	max = atomic_long_read(&zswb_queue_depth_max);
+	while (depth > max &&
+	       !atomic_long_try_cmpxchg(&zswb_queue_depth_max, &max, depth))
+		;
 }
 
 /* Free @folio, ours with one reference, or put it back on the LRU. */
@@ -115,10 +179,25 @@ static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 	folio_put(folio);
 }
 
-/* zswap_wb_ops.alloc_off_lru: off the LRU while the policy is on. */
+static void zswb_drain(struct zswb_pcp *pcp);
+
+/*
+ * zswap_wb_ops.alloc_off_lru: off the LRU while the policy is on. Before an
+ * async writeback allocates its folio, free the folios whose write ended
+ * on this CPU: the writer frees what it wrote as it goes, in batches,
+ * before it charges the next folio, and the work item is left only what
+ * ends after the last writeback. (Migrated meanwhile, it frees another
+ * CPU's list: any list can be freed from anywhere.)
+ */
 bool zswb_alloc_off_lru(swp_entry_t entry, bool sync)
 {
-	return sync ? READ_ONCE(sync_free) : READ_ONCE(async_free);
+	struct zswb_pcp *pcp = raw_cpu_ptr(&zswb_pcp);
+
+	if (sync)
+		return READ_ONCE(sync_free);
+	if (!llist_empty(&pcp->ended))
+		zswb_drain(pcp);
+	return READ_ONCE(async_free);
 }
 
 /* zswap_wb_ops.writeback_prepare: mark an async folio before its write. */
@@ -130,19 +209,18 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	/* Pairs with the barrier in zswb_pf_update(). */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(async_free)) {
-		zswb_inflight_dec();
+		zswb_inflight_sub(1);
 		return;
 	}
-	if (xa_err(xa_store(&zswb_marked, folio_pfn(folio), folio, GFP_KERNEL))) {
-		zswb_count(ZSWB_MARK_FAILED);
-		zswb_inflight_dec();
-	}
+	/* Its write is not submitted yet: nothing else reads the word. */
+	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED));
 }
 
 /* zswap_wb_ops.writeback_issued: the folio and zswap's reference are ours. */
 void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 {
-	unsigned long pfn = folio_pfn(folio);
+	unsigned long *word = zswb_mark_word(folio);
+	unsigned long old;
 
 	zswb_count(ZSWB_WRITTEN_BACK);
 	if (!off_lru) {
@@ -154,88 +232,114 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 		zswb_finish(folio, ZSWB_FREED_SYNC);
 		return;
 	}
-	if (xa_load(&zswb_marked, pfn) != folio) {
-		/* Not marked (policy just turned off, or no memory): stock LRU. */
+	old = READ_ONCE(*word);
+	if (old != zswb_mark(ZSWB_MARKED) && old != zswb_mark(ZSWB_ENDED)) {
+		/* Not marked (the policy was just turned off): stock LRU. */
 		if (!READ_ONCE(async_free))
 			zswb_count(ZSWB_FALLBACKS);
 		folio_add_lru(folio);
 		folio_put(folio);
 		return;
 	}
-	/* The swap cache and the end-of-writeback reference keep it alive. */
+	/*
+	 * Drop zswap's reference before saying so: the work item must find
+	 * only the swap cache's and the end's. Until the write ends the folio
+	 * cannot leave the swap cache; once it has, the end's reference holds it.
+	 */
 	folio_put(folio);
-	xa_set_mark(&zswb_marked, pfn, ZSWB_ISSUED);
+	if (old == zswb_mark(ZSWB_MARKED) &&
+	    try_cmpxchg(word, &old, zswb_mark(ZSWB_ISSUED)))
+		return;
+	/* The write ended first and left the folio to us: queue it. */
+	smp_rmb();	/* the end time, stored before the ended mark */
+	zswb_count(ZSWB_REQUEUED);
+	zswb_queue(folio, (unsigned long)READ_ONCE(folio->lru.next));
 }
 
 /* zswap_wb_ops.writeback_end: any context, under RCU. */
 bool zswb_writeback_end(struct folio *folio)
 {
-	long depth, max;
+	unsigned long *word = zswb_mark_word(folio);
+	unsigned long old = READ_ONCE(*word);
+	u64 now;
 
-	if (!atomic_long_read(&zswb_inflight) ||
-	    xa_load(&zswb_marked, folio_pfn(folio)) != folio)
+	if (old != zswb_mark(ZSWB_MARKED) && old != zswb_mark(ZSWB_ISSUED))
 		return false;
-
-	/* lru.next links the llist; lru.prev keeps the end time. */
-	folio->lru.prev = (void *)(unsigned long)ktime_get_mono_fast_ns();
-	llist_add(zswb_folio_node(folio), raw_cpu_ptr(&zswb_ended));
-	depth = atomic_long_inc_return(&zswb_queue_depth);
-	max = atomic_long_read(&zswb_queue_depth_max);
-	while (depth > max &&
-	       !atomic_long_try_cmpxchg(&zswb_queue_depth_max, &max, depth))
-		;
-	queue_delayed_work(zswb_wq, &zswb_free_work, 0);
+	/*
+	 * sched_clock, not a clocksource read: where the TSC is unstable (as
+	 * in an emulated guest) the clocksource is a device, read per call.
+	 */
+	now = local_clock();
+	if (old == zswb_mark(ZSWB_MARKED)) {
+		/* zswap still holds its reference: writeback_issued() queues it. */
+		WRITE_ONCE(folio->lru.next, (struct list_head *)(unsigned long)now);
+		if (try_cmpxchg(word, &old, zswb_mark(ZSWB_ENDED)))
+			return true;
+		/* It was issued meanwhile (old is now the issued mark). */
+	}
+	zswb_queue(folio, now);
 	return true;
 }
 
-/* Free the folios queued on @cpu; requeue those zswap has not let go yet. */
-static bool zswb_drain_cpu(int cpu)
+/*
+ * Free the folios queued on @pcp's list in batches, or put them back on the
+ * LRU; the latencies and counters are summed here and added once.
+ */
+static void zswb_drain(struct zswb_pcp *pcp)
 {
+	unsigned int lat[ZSWB_LAT_BUCKETS] = { 0 };
 	struct llist_node *pos, *next, *list;
-	LLIST_HEAD(retry);
-	bool requeue = false;
+	struct folio_batch fbatch;
+	long taken = 0, freed = 0;
+	int i;
 
-	list = llist_del_all(per_cpu_ptr(&zswb_ended, cpu));
+	list = llist_del_all(&pcp->ended);
+	if (!list)
+		return;
+	folio_batch_init(&fbatch);
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
-		unsigned long pfn = folio_pfn(folio);
-		u64 ended = (unsigned long)folio->lru.prev;
+		s64 ns = local_clock() - READ_ONCE(*zswb_mark_word(folio));
+		u64 us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
 
-		if (!xa_get_mark(&zswb_marked, pfn, ZSWB_ISSUED)) {
-			zswb_count(ZSWB_REQUEUED);
-			llist_add(pos, &retry);
-			requeue = true;
+		lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
+		taken++;
+		folio_lock(folio);
+		if (zswap_wb_remove_folio(folio)) {
+			folio_unlock(folio);
+			freed++;
+			if (!folio_batch_add(&fbatch, folio)) {
+				folios_put(&fbatch);
+				cond_resched();
+			}
 			continue;
 		}
-		xa_erase(&zswb_marked, pfn);
-		atomic_long_dec(&zswb_queue_depth);
-		zswb_record_latency(ktime_get_mono_fast_ns() - ended);
-		zswb_finish(folio, ZSWB_FREED_ASYNC);
-		zswb_inflight_dec();
-		cond_resched();
+		/* See zswb_finish(). */
+		zswb_count(folio_test_dirty(folio) && folio_test_swapcache(folio) ?
+			   ZSWB_WRITE_ERRORS : ZSWB_RACED);
+		folio_add_lru(folio);
+		folio_unlock(folio);
+		folio_put(folio);
 	}
-	llist_for_each_safe(pos, next, retry.first)
-		llist_add(pos, per_cpu_ptr(&zswb_ended, cpu));
-	return requeue;
+	folios_put(&fbatch);
+	atomic_long_sub(taken, &zswb_queue_depth);
+	atomic_long_add(freed, &zswb_stats[ZSWB_FREED_ASYNC]);
+	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
+		if (lat[i])
+			atomic_long_add(lat[i], &zswb_free_latency[i]);
+	zswb_inflight_sub(taken);
 }
 
 static void zswb_free_workfn(struct work_struct *work)
 {
-	bool requeue = false;
-	int cpu;
-
 	zswb_count(ZSWB_WORK_RUNS);
-	for_each_possible_cpu(cpu)
-		requeue |= zswb_drain_cpu(cpu);
-	if (requeue)
-		queue_delayed_work(zswb_wq, &zswb_free_work, 1);
+	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work));
 }
 
-/* A CPU going offline: free what it queued now, not at the next run. */
+/* A CPU going offline: free what it queued now. */
 static int zswb_cpu_offline(unsigned int cpu)
 {
-	if (zswb_drain_cpu(cpu))
-		queue_delayed_work(zswb_wq, &zswb_free_work, 1);
+	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu));
 	return 0;
 }
 
@@ -322,9 +426,12 @@ MODULE_PARM_DESC(async_free, "Free zswap writeback folios when their write ends 
 
 int zswb_prompt_free_init(void)
 {
-	int ret;
+	int cpu, ret;
 
-	zswb_wq = alloc_workqueue("zswap_wb", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	for_each_possible_cpu(cpu)
+		INIT_DELAYED_WORK(&per_cpu_ptr(&zswb_pcp, cpu)->work, zswb_free_workfn);
+	/* Per CPU and high priority: the folios are freed where their write ended. */
+	zswb_wq = alloc_workqueue("zswap_wb", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!zswb_wq)
 		return -ENOMEM;
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/zswap_wb:online",
@@ -349,9 +456,13 @@ void zswb_prompt_free_arm(void)
  */
 void zswb_prompt_free_exit(void)
 {
+	int cpu;
+
 	cancel_delayed_work_sync(&zswb_disarm_work);
-	cancel_delayed_work_sync(&zswb_free_work);
+	/* A kick can outlive the folios it was for: the writer freed them. */
+	for_each_possible_cpu(cpu)
+		cancel_delayed_work_sync(&per_cpu_ptr(&zswb_pcp, cpu)->work);
 	cpuhp_remove_state_nocalls(zswb_cpuhp_state);
 	destroy_workqueue(zswb_wq);
-	WARN_ON(atomic_long_read(&zswb_inflight) || !xa_empty(&zswb_marked));
+	WARN_ON(atomic_long_read(&zswb_inflight));
 }
