@@ -8,15 +8,27 @@ RESULT lines are "RESULT group variant iteration key=value ...". The table
 has one row per metric and group, medians of the iterations for each
 variant, and the change of each variant against the first one (the
 baseline). The JSON holds, per group and variant, the medians of every key.
+
+Paired runs: when a group has the variants "off" and "on" and runs with
+the same iteration number, each such pair gives a ratio on/off of every
+key in RATIO_KEYS; the table shows their median with the smallest and the
+largest, and the JSON adds them to "on" as KEY_ratio, KEY_ratio_min and
+KEY_ratio_max. A variant "aa" (an A/A pair: the baseline twice, run first)
+sizes the noise: the ratio of its second run to its first goes beside the
+pairs, and into "off" as aa_KEY_ratio; "aa" is not a variant of the JSON.
 """
 import json
 import statistics
 import sys
 from collections import OrderedDict
 
+RATIO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal")
+
 
 def parse(path):
+    """{group: {variant: [{key: value}]}} and {group: {variant: {iteration: {key: value}}}}."""
     runs = OrderedDict()
+    by_iter = OrderedDict()
     # The guest's serial console ends lines with "\r\n": keep "\r" inside.
     for line in open(path, errors="replace", newline="\n"):
         f = line.split()
@@ -31,7 +43,39 @@ def parse(path):
             except ValueError:
                 pass
         runs.setdefault(group, OrderedDict()).setdefault(variant, []).append(vals)
-    return runs
+        by_iter.setdefault(group, OrderedDict()).setdefault(variant, OrderedDict())[f[3]] = vals
+    return runs, by_iter
+
+
+def pair_ratios(by_iter):
+    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios."""
+    out = OrderedDict()
+    for group, variants in by_iter.items():
+        off, on, aa = variants.get("off"), variants.get("on"), variants.get("aa")
+        if not off or not on:
+            continue
+        out[group] = OrderedDict()
+        for k in RATIO_KEYS:
+            r = [on[i][k] / off[i][k] for i in off
+                 if i in on and k in on[i] and off[i].get(k)]
+            a = None
+            if aa and len(aa) >= 2:
+                first, second = list(aa.values())[:2]
+                if first.get(k) and k in second:
+                    a = second[k] / first[k]
+            if r:
+                out[group][k] = (statistics.median(r), min(r), max(r), len(r), a)
+    return out
+
+
+def ratio_table(ratios):
+    lines = ["paired ratios on/off: median [min..max] of the pairs; A/A: second/first run of the A/A pair"]
+    for group, keys in ratios.items():
+        for k, (med, lo, hi, n, a) in keys.items():
+            aa = f"{a:.3f}" if a is not None else "-"
+            lines.append(f"  {group:<8}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def medians(runs):
@@ -58,17 +102,18 @@ def table(meds, keys):
     lines = []
     for group, variants in meds.items():
         names = list(variants)
-        base = names[0]
+        base = "off" if "off" in names else names[0]
         lines.append(f"[{group}] medians of {variants[base]['iterations']} iterations per variant")
         head = f"  {'metric':<26}" + "".join(f"{n:>14}" for n in names)
-        head += "".join(f"{'vs ' + base + ' (' + n + ')':>20}" for n in names[1:])
+        others = [n for n in names if n != base]
+        head += "".join(f"{'vs ' + base + ' (' + n + ')':>20}" for n in others)
         lines.append(head)
         for k in keys:
             if not any(k in variants[n] for n in names):
                 continue
             row = f"  {k:<26}" + "".join(f"{fmt(variants[n].get(k)):>14}" for n in names)
             b = variants[base].get(k)
-            for n in names[1:]:
+            for n in others:
                 v = variants[n].get(k)
                 if b and v is not None:
                     row += f"{(v - b) * 100.0 / b:>+19.1f}%"
@@ -84,10 +129,11 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     bench, log = sys.argv[1], sys.argv[2]
-    runs = parse(log)
+    runs, by_iter = parse(log)
     if not runs:
         print(f"report.py: no RESULT line in {log}", file=sys.stderr)
         return 1
+    ratios = pair_ratios(by_iter)
     meds = medians(runs)
     keys = []
     for variants in meds.values():
@@ -97,6 +143,17 @@ def main():
                     keys.append(k)
     print(f"== {bench}")
     print(table(meds, keys))
+    if ratios:
+        print(ratio_table(ratios))
+        for group, keys_ in ratios.items():
+            meds[group].pop("aa", None)
+            for k, (med, lo, hi, n, a) in keys_.items():
+                name = k[:-2] if k.endswith("_s") else k
+                meds[group]["on"][f"{name}_ratio"] = med
+                meds[group]["on"][f"{name}_ratio_min"] = lo
+                meds[group]["on"][f"{name}_ratio_max"] = hi
+                if a is not None:
+                    meds[group]["off"][f"aa_{name}_ratio"] = a
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w") as f:
             json.dump(meds, f, indent=2)

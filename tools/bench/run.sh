@@ -8,14 +8,21 @@
 #   tools/bench/run.sh [NAME...]      default: every benchmark
 #
 # prompt-free: the module loaded with sync_free/async_free off vs on, on
-#   async disk swap, sync zram swap and a swap file (3 iterations each).
+#   async disk swap, sync zram swap and a swap file: an A/A pair (off
+#   twice) first, then 5 alternated off/on pairs per kind; prints the
+#   medians and the paired ratios on/off with their spread.
+# profile (not part of the default run): the prompt-free workload at half
+#   size off and on under the kernel's function profiler, on disk swap
+#   (ZSWB_PROFILE_KINDS), functions by self time and entry points by
+#   time with callees; bench-results/profile.log.
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
 #   against each shrink_policy, order rotated, 3 iterations (case1: 30 s
 #   of trickle at the pool limit; case2a/2b: 12 s of random writers;
 #   zswap's shrinker off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, stock against each
 #   readahead_policy, order rotated, 3 iterations.
-# Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_SIZE,
+# Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_PAIRS (prompt-free
+# pairs, default 5), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
 # ZSWB_BENCH_DURATION, ZSWB_BENCH_TRICKLE (shrinker: case2 and case1 s).
 set -eu
@@ -23,6 +30,7 @@ set -eu
 zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead"
+EXTRA="profile"
 names=${*:-$ALL}
 iter=${ZSWB_BENCH_ITER:-3}
 mkdir -p bench-results
@@ -31,7 +39,8 @@ env_args="ZSWB_BENCH_SIZE=${ZSWB_BENCH_SIZE:-300} ZSWB_BENCH_CG_MAX=${ZSWB_BENCH
 # derive LOG JSON: add the figures the issue asks for, then report.
 prompt_free() {
 	local log=bench-results/prompt-free.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "$env_args /bench/prompt_free.sh $iter disk zram file" | tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_AA=1 $env_args /bench/prompt_free.sh ${ZSWB_BENCH_PAIRS:-5} disk zram file" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	# Rename the swap kinds as the JSON wants them; add the derived figures.
 	awk '{ sub(/\r$/, "") } $1 == "RESULT" {
 		sub(/^disk$/, "async", $2); sub(/^zram$/, "sync", $2)
@@ -41,6 +50,18 @@ prompt_free() {
 		printf "%s bypassed_zswap=%d freed_prompt_pct=%.3f\n", $0, bypass, pct
 		next } { print }' "$log" > "$log.derived"
 	python3 tools/bench/report.py prompt-free "$log.derived" bench-results/prompt-free.json
+}
+
+profile() {
+	local log=bench-results/profile.log
+	local k cmd=""
+	for k in ${ZSWB_PROFILE_KINDS:-disk}; do
+		cmd="$cmd /bench/profile.sh $k off on;"
+	done
+	bash tools/vm/run.sh --timeout 3600 --cmd "$cmd" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py profile "$log"
+	grep "^PROFILE" "$log" | tr -d '\r' | wc -l | sed 's/$/ PROFILE lines in bench-results\/profile.log/'
 }
 
 shrinker() {
@@ -62,6 +83,7 @@ for n in $names; do
 	prompt-free) prompt_free ;;
 	shrinker) shrinker ;;
 	readahead) readahead ;;
-	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL)" ;;
+	profile) profile ;;
+	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL $EXTRA)" ;;
 	esac
 done

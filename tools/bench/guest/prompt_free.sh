@@ -2,20 +2,70 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prompt-free benchmark, run in the VM by tools/bench/run.sh:
-#   prompt_free.sh ITERATIONS KIND...
+#   prompt_free.sh PAIRS KIND...
 # For each KIND (disk = async virtio-blk, zram = sync, file = swap file on
-# ext4), the same workload runs with the policy off and on, alternated
-# (off, on, on, off, ...), each on fresh swap and a fresh memcg. One
-# "RESULT kind variant iteration key=value..." line per run.
+# ext4), the same workload runs with the policy off and on, in PAIRS
+# alternated pairs (off on, on off, ...), each run on fresh swap and a fresh
+# memcg. With ZSWB_BENCH_AA=1 an A/A pair (variant "aa", the policy off
+# twice) runs first, to size the noise. One "RESULT kind variant iteration
+# key=value..." line per run:
+#   time_s                 wall time of the workload
+#   cpu_s                  guest CPU time, all CPUs (/proc/stat user + nice +
+#                          system + irq + softirq), and its parts user_s,
+#                          sys_s, softirq_s, irq_s, idle_s, iowait_s
+#   psi_some_us, psi_full_us  the memcg's memory.pressure totals
+#   events_max             memory.events "max" of the memcg
+#   pgscan, pgsteal, pgmajfault, zswpin, zswpout, ws_*  the memcg's
+#                          memory.stat; the other counters are /proc/vmstat
+#                          deltas and zswap_wb's debugfs counters
 . /selftests/lib.sh
 iters=${1:-3}
 shift
 SIZE=${ZSWB_BENCH_SIZE:-300}
 CG_MAX=${ZSWB_BENCH_CG_MAX:-100M}
 PASSES=${ZSWB_BENCH_PASSES:-2}
+VMSTAT_KEYS="pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon swap_ra swap_ra_hit"
 
 modprobe zswap_wb || exit 1
 zswap_on
+
+# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
+# softirq steal), in USER_HZ ticks.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
+}
+
+# cpu_delta "BEFORE" "AFTER": the CPU time figures of a run, in seconds.
+cpu_delta() {
+	echo "$1 $2" | awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '{
+		for (i = 1; i <= 8; i++) d[i] = ($(i + 8) - $i) / hz
+		printf "cpu_s=%.2f user_s=%.2f sys_s=%.2f irq_s=%.2f softirq_s=%.2f idle_s=%.2f iowait_s=%.2f",
+			d[1] + d[2] + d[3] + d[6] + d[7] + d[8], d[1] + d[2], d[3], d[6], d[7], d[4], d[5]
+	}'
+}
+
+# psi CG some|full: the total stall time in us of a memcg's memory.pressure.
+psi() {
+	awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
+		"$CG_ROOT/$1/memory.pressure" 2>/dev/null || echo 0
+}
+
+cgevent() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CG_ROOT/$1/memory.events"
+}
+
+# policy_off POL: turn POL off and wait until the folios in flight are
+# resolved and the writeback point is disarmed (a work item retries that
+# every second), so that no static key flips during the next timed run.
+policy_off() {
+	set_param "$1" 0
+	i=0
+	while [ "$(wbstat inflight)" != 0 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 2
+}
 
 one_run() {
 	kind=$1 variant=$2 it=$3
@@ -27,23 +77,39 @@ one_run() {
 	[ "$variant" = on ] && set_param $pol 1
 	echo 1 > $ZSWB_DEBUGFS/reset
 	cg_new bench "$CG_MAX"
-	for k in pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon; do
+	for k in $VMSTAT_KEYS; do
 		eval "a_$k=$(vmstat $k)"
 	done
+	c0=$(cpu_ticks)
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
 	t1=$(cut -d' ' -f1 /proc/uptime)
+	c1=$(cpu_ticks)
 	swapcached=$(meminfo SwapCached)
 	line="RESULT $kind $variant $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
-	for k in pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon; do
+	line="$line $(cpu_delta "$c0" "$c1")"
+	line="$line psi_some_us=$(psi bench some) psi_full_us=$(psi bench full) events_max=$(cgevent bench max)"
+	for k in $VMSTAT_KEYS; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
 	done
 	line="$line pgscan=$(cgstat bench pgscan) pgsteal=$(cgstat bench pgsteal) swapcached_kb=$swapcached"
-	line="$line freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) )) raced=$(wbstat raced) free_p99_us=$(wbstat free_latency_p99_us)"
+	line="$line pgmajfault=$(cgstat bench pgmajfault) zswpin=$(cgstat bench zswpin) zswpout=$(cgstat bench zswpout)"
+	line="$line ws_refault=$(cgstat bench workingset_refault_anon) ws_activate=$(cgstat bench workingset_activate_anon) ws_restore=$(cgstat bench workingset_restore_anon)"
+	line="$line freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) )) raced=$(wbstat raced)"
+	line="$line work_runs=$(wbstat work_runs) requeued=$(wbstat requeued) queue_depth_max=$(wbstat queue_depth_max)"
+	line="$line free_p50_us=$(wbstat free_latency_p50_us) free_p99_us=$(wbstat free_latency_p99_us) free_max_us=$(wbstat free_latency_max_us)"
 	echo "$line"
 	cg_del bench
-	set_param $pol 0
+	policy_off $pol
 	swap_off
 }
 
-bench_rounds "$iters" "off on" "$@"
+if [ "${ZSWB_BENCH_AA:-0}" = 1 ]; then
+	for kind in "$@"; do
+		one_run "$kind" aa 0
+		one_run "$kind" aa 1
+		bench_rounds "$iters" "off on" "$kind"
+	done
+else
+	bench_rounds "$iters" "off on" "$@"
+fi
