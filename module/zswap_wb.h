@@ -23,9 +23,9 @@ enum zswb_stat_item {
 	ZSWB_RACED,		/* claimed by a swapin, put back on the LRU */
 	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, put back on the LRU */
 	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
-	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU after the write */
+	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU (0: needs no memory) */
 	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
-	ZSWB_REQUEUED,		/* ended before its issue was recorded, retried */
+	ZSWB_REQUEUED,		/* ended before zswap let it go, queued by writeback_issued() */
 	ZSWB_SHRINK_CALLS_WORKER, /* shrink_memcg() calls from shrink_worker() */
 	ZSWB_SHRINK_CALLS_STORE, /* shrink_memcg() calls from zswap_store() */
 	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
