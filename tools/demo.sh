@@ -18,14 +18,13 @@ echo "demo: booting the hooked kernel; $total runs (2 swap kinds, off and on, $i
 bash tools/vm/run.sh --timeout 1800 --cmd "/bench/prompt_free.sh $iter disk zram" > "$log" 2>&1 &
 vm=$!
 # A line as each run finishes, while the VM goes on.
-tail -n +1 -f --pid=$vm "$log" 2>/dev/null | awk -v total=$total '
-	{ sub(/\r$/, "") }
-	$1 == "RESULT" {
-		t = "?"
-		for (i = 5; i <= NF; i++) if ($i ~ /^time_s=/) t = substr($i, 8)
-		printf "demo: %d of %d done: %s swap, prompt freeing %s, %s s\n", ++n, total, $2, $3, t
-		fflush()
-	}'
+n=0
+while read -r tag kind variant _ rest; do
+	[ "$tag" = RESULT ] || continue
+	n=$((n + 1))
+	t=$(echo "${rest%$'\r'}" | tr ' ' '\n' | sed -n 's/^time_s=//p')
+	echo "demo: $n of $total done: $kind swap, prompt freeing $variant, ${t:-?} s"
+done < <(tail -n +1 -f --pid=$vm "$log" 2>/dev/null)
 wait $vm || {
 	tail -30 "$log"
 	zswb_die "the demo VM run failed"
