@@ -77,7 +77,9 @@ check-versions:
 rootfs:
 	bash tools/vm/mkrootfs.sh
 
-check-fleet: kernel rootfs
+# Builds what it installs: the packages of the module and tool, and of the
+# hooked kernel (make kernel-deb, the long part).
+check-fleet: kernel rootfs deb kernel-deb
 	bash selftests/fleet_test.sh
 
 clean:
