@@ -159,10 +159,20 @@ static void zswb_queue(struct folio *folio, u64 ended)
 		;
 }
 
-/* Free @folio, ours with one reference, or put it back on the LRU. */
+/*
+ * Free @folio, ours with one reference, or put it back on the LRU. Called
+ * by the writer (reclaim, or zswap_store() with another folio locked), so
+ * it does not wait for the folio lock: a folio locked by someone else was
+ * claimed by a swapin, and goes back to the LRU unlocked, as any new folio.
+ */
 static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 {
-	folio_lock(folio);
+	if (!folio_trylock(folio)) {
+		zswb_count(ZSWB_RACED);
+		folio_add_lru(folio);
+		folio_put(folio);
+		return;
+	}
 	if (zswap_wb_remove_folio(folio)) {
 		zswb_count(freed);
 	} else {
@@ -179,7 +189,7 @@ static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 	folio_put(folio);
 }
 
-static void zswb_drain(struct zswb_pcp *pcp);
+static void zswb_drain(struct zswb_pcp *pcp, bool may_block);
 
 /*
  * zswap_wb_ops.alloc_off_lru: off the LRU while the policy is on. Before an
@@ -196,7 +206,7 @@ bool zswb_alloc_off_lru(swp_entry_t entry, bool sync)
 	if (sync)
 		return READ_ONCE(sync_free);
 	if (!llist_empty(&pcp->ended))
-		zswb_drain(pcp);
+		zswb_drain(pcp, false);
 	return READ_ONCE(async_free);
 }
 
@@ -285,12 +295,13 @@ bool zswb_writeback_end(struct folio *folio)
  * Free the folios queued on @pcp's list in batches, or put them back on the
  * LRU; the latencies and counters are summed here and added once.
  */
-static void zswb_drain(struct zswb_pcp *pcp)
+static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 {
 	unsigned int lat[ZSWB_LAT_BUCKETS] = { 0 };
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
 	long taken = 0, freed = 0;
+	bool left = false;
 	int i;
 
 	list = llist_del_all(&pcp->ended);
@@ -299,18 +310,32 @@ static void zswb_drain(struct zswb_pcp *pcp)
 	folio_batch_init(&fbatch);
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
-		s64 ns = local_clock() - READ_ONCE(*zswb_mark_word(folio));
-		u64 us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
+		s64 ns;
+		u64 us;
 
+		/*
+		 * The writer runs in reclaim or in zswap_store() with another
+		 * folio locked: it must not wait for a folio lock that a task
+		 * in reclaim may hold. It leaves such a folio to the work item.
+		 */
+		if (!may_block && !folio_trylock(folio)) {
+			llist_add(pos, &pcp->ended);
+			left = true;
+			continue;
+		}
+		if (may_block)
+			folio_lock(folio);
+		ns = local_clock() - READ_ONCE(*zswb_mark_word(folio));
+		us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
 		lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
 		taken++;
-		folio_lock(folio);
 		if (zswap_wb_remove_folio(folio)) {
 			folio_unlock(folio);
 			freed++;
 			if (!folio_batch_add(&fbatch, folio)) {
 				folios_put(&fbatch);
-				cond_resched();
+				if (may_block)
+					cond_resched();
 			}
 			continue;
 		}
@@ -322,6 +347,8 @@ static void zswb_drain(struct zswb_pcp *pcp)
 		folio_put(folio);
 	}
 	folios_put(&fbatch);
+	if (left)
+		queue_delayed_work(zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
 	atomic_long_sub(taken, &zswb_queue_depth);
 	atomic_long_add(freed, &zswb_stats[ZSWB_FREED_ASYNC]);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
@@ -333,13 +360,13 @@ static void zswb_drain(struct zswb_pcp *pcp)
 static void zswb_free_workfn(struct work_struct *work)
 {
 	zswb_count(ZSWB_WORK_RUNS);
-	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work));
+	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work), true);
 }
 
 /* A CPU going offline: free what it queued now. */
 static int zswb_cpu_offline(unsigned int cpu)
 {
-	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu));
+	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu), true);
 	return 0;
 }
 
@@ -398,6 +425,15 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 	 * after the last one. zswbctl waits for that, killably.
 	 */
 	mutex_lock(&zswb_param_mutex);
+	/*
+	 * Arm before the policy is visible: a writeback already past the
+	 * point's key could mark a folio whose end a CPU not yet patched
+	 * would not offer back, and it would stay off the LRU for good.
+	 */
+	if (on && zswb_registered() && !zswb_wb_armed) {
+		zswb_arm(ZSWAP_WB_WRITEBACK, true);
+		zswb_wb_armed = true;
+	}
 	WRITE_ONCE(*(bool *)kp->arg, on);
 	zswb_pf_update();
 	mutex_unlock(&zswb_param_mutex);
