@@ -233,3 +233,12 @@ unload() {
 		t=$((t + 1))
 	done
 }
+
+# policy_off POL: turn POL off; set_param waits until the folios in flight
+# are resolved, then the writeback point is disarmed within a second (a
+# work item retries that), so that no static key flips during the next
+# timed run of a benchmark.
+policy_off() {
+	set_param "$1" 0 || return 1
+	sleep 2
+}

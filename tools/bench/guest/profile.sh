@@ -68,19 +68,6 @@ dump() {
 		NR <= top || ($5 in keep)'
 }
 
-# policy_off POL: turn POL off and wait until the folios in flight are
-# resolved and the writeback point is disarmed (a work item retries that
-# every second), so that no static key flips during the next timed run.
-policy_off() {
-	set_param "$1" 0
-	i=0
-	while [ "$(wbstat inflight)" != 0 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 2
-}
-
 one_profile() {
 	variant=$1 mode=$2
 	pol=async_free

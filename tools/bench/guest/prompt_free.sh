@@ -54,19 +54,6 @@ cgevent() {
 	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CG_ROOT/$1/memory.events"
 }
 
-# policy_off POL: turn POL off and wait until the folios in flight are
-# resolved and the writeback point is disarmed (a work item retries that
-# every second), so that no static key flips during the next timed run.
-policy_off() {
-	set_param "$1" 0
-	i=0
-	while [ "$(wbstat inflight)" != 0 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 2
-}
-
 one_run() {
 	kind=$1 variant=$2 it=$3
 	pol=async_free
