@@ -20,6 +20,11 @@
 #   --timeout S      kill the guest after S seconds (default 900)
 #   --append ARGS    extra kernel command line
 #   --accel A        auto (default: probe KVM, fall back to TCG), kvm or tcg
+#   --icount S       TCG with guest time counted in instructions executed,
+#                    2^S ns each (QEMU -icount shift=S,sleep=on): the time
+#                    and CPU time a guest measures then follow the work it
+#                    did, whatever else the host runs; idle time still
+#                    passes as the host's (I/O)
 #   --log FILE       also write the console to FILE
 #   --disk-mib N     size of each swap disk (default 1024)
 #   --kernel FILE    boot FILE instead of the built test kernel
@@ -44,10 +49,10 @@
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 
-mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024
+mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024 icount=""
 script="" cmd="" shell=0 stdin=/dev/null fg=""
 kernel="" rootfs="" overlay="" payload="" init=auto
-usage() { sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-64}"; }
+usage() { sed -n '4,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
@@ -60,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--cmd) cmd=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--icount) icount=$2; shift 2 ;;
 	--rootfs) rootfs=$2; shift 2 ;;
 	--overlay) overlay=$2; shift 2 ;;
 	--payload) payload=$2; shift 2 ;;
@@ -72,6 +78,11 @@ case "$mem" in ''|*[!0-9]*) zswb_die "--mem takes MiB, got '$mem'" ;; esac
 [ "$mem" -ge 256 ] || zswb_die "--mem must be at least 256 MiB"
 case "$timeout" in ''|*[!0-9]*) zswb_die "--timeout takes seconds, got '$timeout'" ;; esac
 case "$accel" in auto|kvm|tcg) ;; *) zswb_die "--accel is auto, kvm or tcg, got '$accel'" ;; esac
+case "$icount" in
+'') ;;
+[0-9]|10) accel=tcg ;;
+*) zswb_die "--icount takes a shift of 0 to 10 (ns per instruction = 2^shift), got '$icount'" ;;
+esac
 [ -z "$script" ] || [ -f "$script" ] || zswb_die "no script $script"
 case "$init" in auto|systemd|simple) ;; *) zswb_die "--init is auto, systemd or simple, got '$init'" ;; esac
 if [ -n "$rootfs" ]; then
@@ -150,6 +161,8 @@ boot() {
 		accargs="-accel kvm -cpu host"
 	else
 		accargs="-accel tcg,thread=${ZSWB_TCG_THREAD:-single} -cpu max"
+		# icount needs single-threaded TCG.
+		[ -z "$icount" ] || accargs="-accel tcg,thread=single -cpu max -icount shift=$icount,sleep=on"
 	fi
 	truncate -s "${disk_mib}M" "$work/vda.img" "$work/nvme.img"
 	if [ ! -f "$work/fs.img" ]; then
@@ -259,7 +272,7 @@ fg=""
 [ $shell = 1 ] && stdin=/dev/stdin fg=--foreground
 kver=$(zswb_kernelrelease)
 [ "$kernel" = "$ZSWB_OBJ/arch/x86/boot/bzImage" ] || kver=$kernel
-echo "run.sh: $kver, accel $acc, ${mem} MiB, timeout ${timeout}s${rootfs:+, $(basename "$rootfs"), init $init}" >&2
+echo "run.sh: $kver, accel $acc${icount:+ icount $icount}, ${mem} MiB, timeout ${timeout}s${rootfs:+, $(basename "$rootfs"), init $init}" >&2
 status=0
 boot "$acc" "$timeout" "$work/console.log" || status=$?
 [ -n "$log" ] && cp "$work/console.log" "$log"
