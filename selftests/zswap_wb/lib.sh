@@ -104,6 +104,21 @@ cg_kill() {
 	done
 }
 
+# cg_stop NAME: ask every process in memcg NAME to end (SIGTERM: thrash
+# stops its walk and prints what it verified) and wait up to 60 s for them,
+# then kill what is left.
+cg_stop() {
+	for p in $(cat "$CG_ROOT/$1/cgroup.procs"); do
+		kill -TERM "$p" 2>/dev/null
+	done
+	w=0
+	while grep -q "populated 1" "$CG_ROOT/$1/cgroup.events" && [ $w -lt 600 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	cg_kill "$1"
+}
+
 # cg_del NAME: kill what is left in memcg NAME and remove it.
 cg_del() {
 	[ -d "$CG_ROOT/$1" ] || return 0

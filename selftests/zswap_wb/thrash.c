@@ -20,14 +20,27 @@
  * data) in memory, so that only the region ever goes to swap: for tests
  * that make swap I/O fail and must not have the process itself fault on a
  * failed swap read while the failures are on.
+ *
+ * SIGTERM ends the walk after the page in hand and prints the same line
+ * (with "stopped"): what was verified up to then is reported, so that a
+ * test can stop the workload and still check its data.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 #include <unistd.h>
 
 #define PAGE 4096UL
@@ -134,11 +147,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	madvise(mem, npages * PAGE, MADV_NOHUGEPAGE);
+	signal(SIGTERM, on_term);
 	t0 = now();
 	for (pg = 0; pg < npages; pg++)
 		page_io((uint64_t *)(mem + pg * PAGE), pg, gen, 0);
-	for (pass = 0; pass < passes; pass++) {
-		for (pg = 0; pg < npages; pg++) {
+	for (pass = 0; pass < passes && !stop; pass++) {
+		for (pg = 0; pg < npages && !stop; pg++) {
 			uint64_t *p = (uint64_t *)(mem + pg * PAGE);
 
 			mismatches += page_io(p, pg, gen, 1) != 0;
@@ -148,7 +162,7 @@ int main(int argc, char **argv)
 		if (!read_only)
 			gen++;
 	}
-	if (rnd) {
+	if (rnd && !stop) {
 		double end = now() + rnd;
 
 		pgen = calloc(npages, 1);
@@ -156,7 +170,7 @@ int main(int argc, char **argv)
 			perror("thrash: calloc");
 			return 2;
 		}
-		while (now() < end) {
+		while (now() < end && !stop) {
 			int i;
 
 			for (i = 0; i < 256; i++) {
@@ -173,7 +187,7 @@ int main(int argc, char **argv)
 		}
 		printf("random writes %lu\n", touched);
 	}
-	if (hold) {
+	if (hold && !stop) {
 		printf("filled\n");
 		fflush(stdout);
 		sleep(hold);
@@ -181,6 +195,7 @@ int main(int argc, char **argv)
 			mismatches += page_io((uint64_t *)(mem + pg * PAGE), pg,
 					      gen + (pgen ? pgen[pg] : 0), 1) != 0;
 	}
-	printf("pages %lu mismatches %llu seconds %.2f\n", npages, mismatches, now() - t0);
+	printf("pages %lu mismatches %llu seconds %.2f%s\n", npages, mismatches,
+	       now() - t0, stop ? " stopped" : "");
 	return mismatches ? 1 : 0;
 }
