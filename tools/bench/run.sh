@@ -25,16 +25,28 @@
 #   zswap's shrinker off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, stock against each
 #   readahead_policy, order rotated, 3 iterations.
+# store: zswap_store() at memory.zswap.max: 16 writers started together
+#   (3 MiB each, one fill and one walk) in a 36M memcg with
+#   memory.zswap.max 2M, stock against each shrink_policy (shrink_batch
+#   1024), order rotated, 3 iterations, then one stock run without the
+#   tracer; each store's and each store-path shrink's duration from the
+#   function_graph tracer, the memcg's zswap usage against its limit
+#   sampled every 10 ms, pages written back, the module's counters. With
+#   icount, as prompt-free. 3.5 minutes of one host core (16 runs of about
+#   10 s of guest time; 13 minutes of wall time beside other VMs).
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_PAIRS (prompt-free
 # pairs, default 5), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
-# ZSWB_BENCH_ICOUNT (prompt-free: the icount shift, or off for host time),
+# ZSWB_BENCH_ICOUNT (prompt-free, store: the icount shift, or off for host
+# time), ZSWB_BENCH_WRITERS, _STORE_SIZE, _STORE_CG_MAX, _ZSWAP_MAX,
+# _STORE_PASSES, _STORE_BATCH, _SAMPLE_MS, _UNTRACED, _SLEEP_TIME (store:
+# tools/bench/guest/store.sh),
 # ZSWB_BENCH_DURATION, ZSWB_BENCH_TRICKLE (shrinker: case2 and case1 s).
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 zswb_need python3
 cd "$ZSWB_TOP"
-ALL="prompt-free shrinker readahead"
+ALL="prompt-free shrinker readahead store"
 EXTRA="profile"
 names=${*:-$ALL}
 iter=${ZSWB_BENCH_ITER:-3}
@@ -85,11 +97,23 @@ readahead() {
 	python3 tools/bench/report.py readahead "$log" bench-results/readahead.json
 }
 
+store() {
+	local log=bench-results/store.log v args=""
+	for v in WRITERS STORE_SIZE STORE_CG_MAX ZSWAP_MAX STORE_PASSES STORE_BATCH SAMPLE_MS UNTRACED SLEEP_TIME; do
+		v=ZSWB_BENCH_$v
+		[ -z "${!v:-}" ] || args="$args $v=${!v}"
+	done
+	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$args /bench/store.sh $iter" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py store "$log" bench-results/store.json
+}
+
 for n in $names; do
 	case "$n" in
 	prompt-free) prompt_free ;;
 	shrinker) shrinker ;;
 	readahead) readahead ;;
+	store) store ;;
 	profile) profile ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL $EXTRA)" ;;
 	esac
