@@ -7,7 +7,8 @@
 # Other targets: kernel, module, initramfs, vm (a shell in the VM), bench
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
-# reboot and purge of the packages in it), clean.
+# reboot and purge of the packages in it), bench-apps (the policies on real
+# applications in that image: a kernel build and Redis), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash
@@ -15,7 +16,7 @@ TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
 
 .PHONY: all kernel module initramfs demo check check-debug vm bench kernel-deb deb check-versions clean
-.PHONY: rootfs check-fleet
+.PHONY: rootfs check-fleet bench-apps
 
 all: module
 
@@ -55,6 +56,11 @@ vm: initramfs
 
 bench: initramfs
 	bash tools/bench/run.sh $(BENCH)
+
+# The policies on real applications from Debian packages, in the Debian 12
+# image with them (built here): also make bench BENCH=apps.
+bench-apps: module
+	bash tools/bench/apps/run.sh
 
 kernel-deb:
 	bash tools/kernel/build-deb.sh

@@ -16,6 +16,12 @@ largest, and the JSON adds them to "on" as KEY_ratio, KEY_ratio_min and
 KEY_ratio_max. A variant "aa" (an A/A pair: the baseline twice, run first)
 sizes the noise: the ratio of its second run to its first goes beside the
 pairs, and into "off" as aa_KEY_ratio; "aa" is not a variant of the JSON.
+
+apps (make bench-apps): groups are workloads; each policy is compared with
+the stock runs of its swap kind ("stock" on disk, "zram-stock" on zram):
+metric, baseline, policy, delta of the medians, and "paired", the median
+of the ratios of each policy run to the stock run beside it (added to the
+JSON as KEY_paired_ratio); then a matrix of the changes per workload.
 """
 import json
 import statistics
@@ -124,6 +130,124 @@ def table(meds, keys):
     return "\n".join(lines)
 
 
+# apps (make bench-apps): each policy against the stock runs of its swap
+# kind, and against the stock run next to each of its runs.
+APPS_KEYS = ("build_s", "load_s", "rps", "p50_ms", "p95_ms", "p99_ms",
+             "time_s", "cpu_s", "psi_some_us", "psi_full_us", "pgrotated",
+             "pgscan", "pgsteal", "zswpwb", "swap_ra", "swap_ra_hit", "zswpin",
+             "zswpout", "pswpin", "pswpout", "bypassed", "thp_swpout",
+             "compress_poor", "ws_refault", "pgmajfault", "freed", "store_rejects",
+             "shrink_calls", "ra_faults_alone")
+APPS_PAIRED = ("build_s", "load_s", "rps", "p95_ms", "p99_ms", "cpu_s")
+
+
+def apps_baseline(variant):
+    return "zram-stock" if variant.startswith("zram-") else "stock"
+
+
+def apps_neighbours(path):
+    """{workload: {variant: {key: [policy/stock ratios of adjacent runs]}}}."""
+    seq = []
+    for line in open(path, errors="replace", newline="\n"):
+        f = line.split()
+        if len(f) >= 4 and f[0] == "RESULT":
+            vals = {}
+            for kv in f[4:]:
+                k, _, v = kv.partition("=")
+                try:
+                    vals[k] = float(v)
+                except ValueError:
+                    pass
+            seq.append((f[1], f[2], vals))
+    out = OrderedDict()
+    for j, (wl, variant, vals) in enumerate(seq):
+        base = apps_baseline(variant)
+        if variant == base:
+            continue
+        # The stock run next to this one: after it, else before it.
+        nb = [seq[i] for i in (j + 1, j - 1) if 0 <= i < len(seq)
+              and seq[i][0] == wl and seq[i][1] == base]
+        if not nb:
+            continue
+        ref = nb[0][2]
+        for k in APPS_PAIRED:
+            if ref.get(k) and k in vals:
+                out.setdefault(wl, OrderedDict()).setdefault(variant, OrderedDict()) \
+                   .setdefault(k, []).append(vals[k] / ref[k])
+    return out
+
+
+def apps_tables(meds, pairs):
+    lines = []
+    for wl, variants in meds.items():
+        for variant, vals in variants.items():
+            base = apps_baseline(variant)
+            if variant == base or base not in variants:
+                continue
+            b = variants[base]
+            kind = "zram" if base == "zram-stock" else "disk"
+            lines.append(f"[{wl}] {variant} against {base} ({kind} swap): medians of "
+                         f"{vals['iterations']} and {b['iterations']} runs; paired: "
+                         f"median of policy/stock over the runs side by side")
+            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}{'delta':>10}{'paired':>10}")
+            for k in APPS_KEYS:
+                if k not in vals and k not in b:
+                    continue
+                bv, pv = b.get(k), vals.get(k)
+                d = f"{(pv - bv) * 100.0 / bv:+.1f}%" if bv and pv is not None else "-"
+                r = pairs.get(wl, {}).get(variant, {}).get(k)
+                p = f"{(statistics.median(r) - 1) * 100.0:+.1f}%" if r else ""
+                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def apps_summary(meds):
+    """One matrix per workload and swap kind: stock's medians, each policy's change."""
+    lines = ["change of the medians against stock of the same swap kind (a policy's"
+             " own value in brackets where stock's is 0)"]
+    for wl, variants in meds.items():
+        for base in ("stock", "zram-stock"):
+            if base not in variants:
+                continue
+            pols = [v for v in variants if v != base and apps_baseline(v) == base]
+            lines.append(f"  {wl + ' ' + ('zram' if base != 'stock' else 'disk'):<22}{base:>12}"
+                         + "".join(f"{v.replace('zram-', ''):>17}" for v in pols))
+            for k in APPS_KEYS:
+                bv = variants[base].get(k)
+                if bv is None:
+                    continue
+                row = f"  {k:<22}{fmt(bv):>12}"
+                for v in pols:
+                    pv = variants[v].get(k)
+                    if pv is None:
+                        row += f"{'-':>17}"
+                    elif bv:
+                        row += f"{(pv - bv) * 100.0 / bv:>+16.1f}%"
+                    else:
+                        row += f"{'(' + fmt(pv) + ')':>17}"
+                lines.append(row)
+            lines.append("")
+    return "\n".join(lines)
+
+
+def apps_main(log, meds, out):
+    pairs = apps_neighbours(log)
+    print("== apps")
+    print(apps_tables(meds, pairs))
+    print(apps_summary(meds))
+    for wl, variants in pairs.items():
+        for variant, keys in variants.items():
+            for k, r in keys.items():
+                meds[wl][variant][f"{k}_paired_ratio"] = statistics.median(r)
+    if out:
+        with open(out, "w") as f:
+            json.dump(meds, f, indent=2)
+            f.write("\n")
+        print(f"wrote {out}")
+    return 0
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -135,6 +259,8 @@ def main():
         return 1
     ratios = pair_ratios(by_iter)
     meds = medians(runs)
+    if bench == "apps":
+        return apps_main(log, meds, sys.argv[3] if len(sys.argv) > 3 else None)
     keys = []
     for variants in meds.values():
         for vals in variants.values():

@@ -34,6 +34,10 @@
 #   sampled every 10 ms, pages written back, the module's counters. With
 #   icount, as prompt-free. 3.5 minutes of one host core (16 runs of about
 #   10 s of guest time; 13 minutes of wall time beside other VMs).
+# apps (not part of the default run; make bench-apps): real applications
+#   from Debian packages (a kernel build with gcc, Redis with
+#   redis-benchmark) in the Debian 12 guest, stock against each policy;
+#   tools/bench/apps/run.sh says how.
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_PAIRS (prompt-free
 # pairs, default 5), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
@@ -47,7 +51,7 @@ set -eu
 zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead store"
-EXTRA="profile"
+EXTRA="profile apps"
 names=${*:-$ALL}
 iter=${ZSWB_BENCH_ITER:-3}
 mkdir -p bench-results
@@ -115,6 +119,7 @@ for n in $names; do
 	readahead) readahead ;;
 	store) store ;;
 	profile) profile ;;
+	apps) bash tools/bench/apps/run.sh ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL $EXTRA)" ;;
 	esac
 done

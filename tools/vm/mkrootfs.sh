@@ -5,7 +5,8 @@
 # made with mmdebstrap from the Debian archive that apt on this machine is
 # configured with, with systemd as init, and cached outside the repository
 # as $ZSWB_CACHE/rootfs-<hash>.img (hash of the package list and of this
-# script): it is only rebuilt when one of them changes. Prints its path.
+# script): it is only rebuilt when one of them changes, and replaces the
+# older images of its name. Prints its path.
 #
 #   tools/vm/mkrootfs.sh [--modules] [--sources] [--force]
 #
@@ -15,8 +16,10 @@
 #   --sources   print the apt sources the image would be built from, and exit
 #   --force     rebuild the cached image
 #
-# Environment: ZSWB_ROOTFS_EXTRA adds packages (benchmarks); ZSWB_ROOTFS_FREE_MIB
-# is the free space left in the image (default 3072).
+# Environment: ZSWB_ROOTFS_EXTRA adds packages (benchmarks); ZSWB_ROOTFS_NAME
+# names the image instead of "rootfs", so that an image with other packages
+# (make bench-apps: rootfs-apps) does not replace the default one;
+# ZSWB_ROOTFS_FREE_MIB is the free space left in the image (default 3072).
 #
 # The guest: root on the disk given as root= (tools/vm/run.sh --rootfs), no
 # password, autologin on the serial console. At boot the zswb-run unit looks
@@ -51,6 +54,8 @@ while [ $# -gt 0 ]; do
 done
 free_mib=${ZSWB_ROOTFS_FREE_MIB:-3072}
 case "$free_mib" in ''|*[!0-9]*) zswb_die "ZSWB_ROOTFS_FREE_MIB takes MiB, got '$free_mib'" ;; esac
+name=${ZSWB_ROOTFS_NAME:-rootfs}
+case "$name" in ''|*[!a-z0-9-]*) zswb_die "ZSWB_ROOTFS_NAME takes a-z, 0-9 and -, got '$name'" ;; esac
 packages=$(echo $ROOTFS_PACKAGES ${ZSWB_ROOTFS_EXTRA:-} | tr ' ' '\n' | sort -u | tr '\n' ' ')
 packages=${packages% }
 case "$packages" in *[!a-z0-9.+\ -]*) zswb_die "bad package name in '$packages'" ;; esac
@@ -117,8 +122,8 @@ zswb_need mmdebstrap e2fsprogs gcc libc6-dev
 mkdir -p "$ZSWB_CACHE"
 top=$ZSWB_TOP/tools/vm
 hash=$( { echo "$SUITE $packages $free_mib"; cat "$0" "$top/vmexit.c"; } | sha256sum | cut -c1-16)
-img=$ZSWB_CACHE/rootfs-$hash.img
-tarball=$ZSWB_CACHE/rootfs-$hash.tar.gz
+img=$ZSWB_CACHE/$name-$hash.img
+tarball=$ZSWB_CACHE/$name-$hash.tar.gz
 
 work=$(mktemp -d "$ZSWB_CACHE/rootfs-work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -260,8 +265,11 @@ if [ $force = 1 ] || [ ! -f "$img" ] || [ ! -f "$tarball" ]; then
 	mkimage "$work/root" "$img"
 	mv "$tarball.tmp" "$tarball"
 	rm -rf "$work/root"
-	for old in "$ZSWB_CACHE"/rootfs-*.img "$ZSWB_CACHE"/rootfs-*.tar.gz; do
-		case "$old" in "$img"|"$tarball"|"$ZSWB_CACHE/rootfs-$hash-"*) ;; *) rm -f "$old" ;; esac
+	# The older images of this name only: NAME-<16 hex digits>[-modules].
+	h16=$(printf '[0-9a-f]%.0s' $(seq 16))
+	for old in "$ZSWB_CACHE/$name"-$h16.img "$ZSWB_CACHE/$name"-$h16-modules.img \
+		   "$ZSWB_CACHE/$name"-$h16.tar.gz; do
+		case "$old" in "$img"|"$tarball"|"$ZSWB_CACHE/$name-$hash-"*) ;; *) rm -f "$old" ;; esac
 	done
 	echo "built $img in $(( $(date +%s) - start )) s: $(du -m --apparent-size "$img" | cut -f1) MiB," \
 		"$(du -m "$img" | cut -f1) MiB used, tarball $(du -m "$tarball" | cut -f1) MiB" >&2
@@ -283,7 +291,7 @@ if [ $modules = 1 ]; then
 	mkdir -p "$work/root/lib/modules/$krel/updates"
 	cp "$ko" "$work/root/lib/modules/$krel/updates/"
 	depmod -b "$work/root" "$krel"
-	img=$ZSWB_CACHE/rootfs-$hash-modules.img
+	img=$ZSWB_CACHE/$name-$hash-modules.img
 	mkimage "$work/root" "$img"
 fi
 echo "$img"

@@ -1,0 +1,261 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Application benchmark, run in the Debian 12 guest by tools/bench/apps/run.sh
+# from its payload directory (with lib.sh, kbuild/ and redisgen beside it):
+#
+#   apps.sh ITERATIONS WORKLOAD...          WORKLOAD: build, redis
+#
+# Workloads, each in a fresh memcg (memory.max and memory.zswap.max below),
+# zswap on (lzo, zsmalloc, its shrinker on), THP madvise, on fresh swap:
+#   build   make -j2 of part of the test kernel's own build (kbuild/, from
+#           tools/bench/apps/kbuild.sh): gcc with kbuild's command lines,
+#           the page cache dropped before each run; its result is build_s
+#   redis   redis-server in the memcg loads KEYS values of SIZE bytes
+#           (redisgen | redis-cli --pipe, load_s), then redis-benchmark,
+#           outside the memcg, sends REQUESTS GETs of random keys from
+#           CLIENTS connections: rps and its p50/p95/p99 latency in ms
+# Variants: on disk swap (virtio-blk) stock, async_free, skip_fault,
+# skip_zswap_slots (readahead_policy), per_node (shrink_policy) and all
+# (async_free, readahead_policy=skip_zswap_slots, shrink_policy=per_node);
+# on zram zram-stock, zram-sync_free and zram-all (sync_free and per_node:
+# readahead is never asked on zram). Every round runs each policy beside a
+# stock run of its swap kind, the policy order rotating from round to round:
+#   P1 stock P2 P3 stock P4 P5 stock    zP1 zram-stock zP2
+# One "RESULT workload variant round key=value..." line per run:
+#   build_s; load_s, rps, p50_ms, p95_ms, p99_ms   the application's result
+#   time_s       wall time of the measured part (build; load and GETs)
+#   cpu_s        guest CPU time of all CPUs from /proc/stat (user, nice,
+#                system, irq, softirq, steal), user_s and sys_s its parts
+#   psi_some_us, psi_full_us   the memcg's memory.pressure totals
+#   peak_mb      the memcg's memory.peak, MiB
+#   pgscan, pgsteal, zswpin, zswpout, ws_refault   the memcg's memory.stat
+#   pgrotated, zswpwb, pswpin, pswpout, swap_ra, swap_ra_hit, thp_swpout
+#                /proc/vmstat deltas
+#   bypassed     pswpout - zswpwb: pages swapped out without zswap: large
+#                folios (thp_swpout; 6.12's zswap takes none), stores over
+#                memory.zswap.max that shrinking could not make room for
+#                (store_rejects), poorly compressible pages (compress_poor)
+#   freed, store_rejects, shrink_calls, ra_faults_alone  zswap_wb's counters
+# Environment (defaults): ZSWB_APPS_BUILD_CG (80M), ZSWB_APPS_BUILD_ZSWAP
+# (8M), ZSWB_APPS_REDIS_KEYS (60000), ZSWB_APPS_REDIS_SIZE (1000),
+# ZSWB_APPS_REDIS_REQUESTS (8000), ZSWB_APPS_REDIS_CLIENTS (20),
+# ZSWB_APPS_REDIS_CG (40M), ZSWB_APPS_REDIS_ZSWAP (4M),
+# ZSWB_APPS_VARIANTS (a subset, e.g. "stock all", for a quick run).
+set -u
+cd "$(dirname "$0")" || exit 1
+here=$(pwd)
+. ./lib.sh
+
+iters=${1:?iterations}
+shift
+BUILD_CG=${ZSWB_APPS_BUILD_CG:-80M}
+BUILD_ZSWAP=${ZSWB_APPS_BUILD_ZSWAP:-8M}
+REDIS_KEYS=${ZSWB_APPS_REDIS_KEYS:-60000}
+REDIS_SIZE=${ZSWB_APPS_REDIS_SIZE:-1000}
+REDIS_REQUESTS=${ZSWB_APPS_REDIS_REQUESTS:-8000}
+REDIS_CLIENTS=${ZSWB_APPS_REDIS_CLIENTS:-20}
+REDIS_CG=${ZSWB_APPS_REDIS_CG:-40M}
+REDIS_ZSWAP=${ZSWB_APPS_REDIS_ZSWAP:-4M}
+DISK_POLICIES="async_free skip_fault skip_zswap_slots per_node all"
+ZRAM_POLICIES="zram-sync_free zram-all"
+VMSTAT_KEYS="pgrotated zswpwb pswpin pswpout swap_ra swap_ra_hit thp_swpout"
+failed=0
+
+# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
+# softirq steal), in USER_HZ ticks.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
+}
+
+# cpu_delta "BEFORE" "AFTER": busy CPU seconds of all CPUs, and its parts.
+cpu_delta() {
+	echo "$1 $2" | awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '{
+		for (i = 1; i <= 8; i++) d[i] = ($(i + 8) - $i) / hz
+		printf "cpu_s=%.2f user_s=%.2f sys_s=%.2f",
+			d[1] + d[2] + d[3] + d[6] + d[7] + d[8], d[1] + d[2], d[3] + d[6] + d[7]
+	}'
+}
+
+# psi some|full: the total stall time in us of the memcg's memory.pressure.
+psi() {
+	awk -v k="$1" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
+		"$CG_ROOT/bench/memory.pressure" 2>/dev/null || echo 0
+}
+
+zswap_stat() { cat "/sys/kernel/debug/zswap/$1" 2>/dev/null || echo 0; }
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# variant_on VARIANT: the swap kind it runs on, its policies switched on.
+variant_on() {
+	case "$1" in
+	stock|zram-stock) ;;
+	async_free) set_param async_free 1 ;;
+	skip_fault|skip_zswap_slots) set_param readahead_policy "$1" ;;
+	per_node) set_param shrink_policy per_node ;;
+	all)
+		set_param async_free 1 && set_param readahead_policy skip_zswap_slots &&
+			set_param shrink_policy per_node ;;
+	zram-sync_free) set_param sync_free 1 ;;
+	zram-all) set_param sync_free 1 && set_param shrink_policy per_node ;;
+	*) echo "# unknown variant $1" >&2; return 1 ;;
+	esac
+}
+
+# variants_off: every policy back to stock; the prompt-free ones wait for
+# their folios in flight and leave a second for the writeback point to be
+# disarmed (policy_off), so that no static key flips during the next run.
+variants_off() {
+	if [ "$(cat $ZSWB_PARAMS/async_free)" = Y ]; then policy_off async_free; fi
+	if [ "$(cat $ZSWB_PARAMS/sync_free)" = Y ]; then policy_off sync_free; fi
+	set_param readahead_policy stock
+	set_param shrink_policy stock
+}
+
+# The workloads: set up (not measured), run (measured), clean up.
+build_setup() {
+	make -s -C "$here/kbuild/obj" clean
+}
+
+build_run() {
+	local t0 t1
+	t0=$(uptime_s)
+	if ! cg_run bench make -s -C "$here/kbuild/obj" -j2 > /tmp/build.out 2>&1; then
+		echo "# build failed:"
+		tail -5 /tmp/build.out | sed 's/^/# /'
+		failed=1
+	fi
+	t1=$(uptime_s)
+	app="build_s=$(elapsed "$t0" "$t1")"
+}
+
+build_cleanup() { :; }
+
+redis_setup() {
+	local i=0
+	cg_run bench redis-server --port 6379 --save '' --appendonly no \
+		--protected-mode no --daemonize no > /tmp/redis.log 2>&1 &
+	until redis-cli ping > /dev/null 2>&1; do
+		[ $i -lt 300 ] || { echo "# redis-server did not start:"; sed 's/^/# /' /tmp/redis.log; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+redis_run() {
+	local t0 t1 t2 n csv
+	t0=$(uptime_s)
+	n=$("$here/redisgen" "$REDIS_KEYS" "$REDIS_SIZE" | redis-cli --pipe 2>&1 |
+		awk '/replies:/ { sub(/.*replies: */, ""); print $1 + 0 }')
+	t1=$(uptime_s)
+	[ "${n:-0}" = "$REDIS_KEYS" ] || { echo "# redis load: ${n:-no} replies, want $REDIS_KEYS"; failed=1; }
+	# --csv: "GET","rps","avg","min","p50","p95","p99","max" (ms).
+	csv=$(redis-benchmark -t get -r "$REDIS_KEYS" -n "$REDIS_REQUESTS" -c "$REDIS_CLIENTS" --csv 2>/dev/null |
+		awk -F'"' '$2 == "GET" { printf "rps=%s p50_ms=%s p95_ms=%s p99_ms=%s", $4, $10, $12, $14 }')
+	t2=$(uptime_s)
+	[ -n "$csv" ] || { echo "# redis-benchmark printed no GET result"; failed=1; }
+	app="load_s=$(elapsed "$t0" "$t1") $csv get_s=$(elapsed "$t1" "$t2")"
+}
+
+redis_cleanup() {
+	redis-cli shutdown nosave > /dev/null 2>&1
+	return 0
+}
+
+one_run() {
+	local wl=$1 variant=$2 it=$3 kind=disk cg zmax k line t0 t1 c0 c1
+	case "$variant" in zram-*) kind=zram ;; esac
+	case "$wl" in
+	build) cg=$BUILD_CG zmax=$BUILD_ZSWAP ;;
+	redis) cg=$REDIS_CG zmax=$REDIS_ZSWAP ;;
+	esac
+	swap_on "$kind" 1000 || { echo "# $wl $variant $it: no $kind swap"; failed=1; return 1; }
+	# Set up with no limit, then limit: every variant starts its
+	# measured part from the same point.
+	cg_new bench max
+	"${wl}_setup" || { failed=1; cg_del bench; swap_off; return 1; }
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	variant_on "$variant" || { failed=1; cg_del bench; variants_off; swap_off; return 1; }
+	echo 1 > $ZSWB_DEBUGFS/reset
+	echo "$cg" > "$CG_ROOT/bench/memory.max"
+	echo "$zmax" > "$CG_ROOT/bench/memory.zswap.max"
+	for k in $VMSTAT_KEYS; do
+		eval "a_$k=$(vmstat $k)"
+	done
+	a_poor=$(zswap_stat reject_compress_poor)
+	c0=$(cpu_ticks)
+	t0=$(uptime_s)
+	"${wl}_run"
+	t1=$(uptime_s)
+	c1=$(cpu_ticks)
+	line="RESULT $wl $variant $it $app time_s=$(elapsed "$t0" "$t1") $(cpu_delta "$c0" "$c1")"
+	line="$line psi_some_us=$(psi some) psi_full_us=$(psi full)"
+	line="$line peak_mb=$(( $(cat "$CG_ROOT/bench/memory.peak") >> 20 ))"
+	for k in $VMSTAT_KEYS; do
+		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
+	done
+	line="$line bypassed=$(( $(vmstat pswpout) - a_pswpout - $(vmstat zswpwb) + a_zswpwb ))"
+	line="$line compress_poor=$(( $(zswap_stat reject_compress_poor) - a_poor ))"
+	for k in pgscan pgsteal zswpin zswpout pgmajfault; do
+		line="$line $k=$(cgstat bench $k)"
+	done
+	line="$line ws_refault=$(cgstat bench workingset_refault_anon)"
+	line="$line freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) )) raced=$(wbstat raced)"
+	line="$line store_rejects=$(wbstat store_rejects)"
+	line="$line shrink_calls=$(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))"
+	line="$line ra_faults_alone=$(wbstat ra_faults_alone) ra_zswap_slots_skipped=$(wbstat ra_zswap_slots_skipped)"
+	echo "$line"
+	"${wl}_cleanup"
+	cg_del bench
+	variants_off
+	swap_off
+}
+
+# round WORKLOAD N: the runs of round N.
+round() {
+	local wl=$1 r=$2 seq="" i=0 p
+	for p in $(rotate "$r" $DISK_POLICIES); do
+		seq="$seq $p"
+		# stock after the first of each pair, and last: P1 S P2 P3 S P4 P5 S
+		case $i in 0|2|4) seq="$seq stock" ;; esac
+		i=$((i + 1))
+	done
+	set -- $(rotate "$r" $ZRAM_POLICIES)
+	seq="$seq $1 zram-stock $2"
+	for p in $seq; do
+		if [ -n "${ZSWB_APPS_VARIANTS:-}" ]; then
+			case " $ZSWB_APPS_VARIANTS " in *" $p "*) ;; *) continue ;; esac
+		fi
+		one_run "$wl" "$p" "$r"
+	done
+}
+
+echo "# apps.sh: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print $2 / 1024 " MiB" }' /proc/meminfo);" \
+	"$(gcc --version | head -1); $(redis-server --version | cut -d' ' -f1-3)"
+systemctl stop redis-server 2> /dev/null
+modprobe zswap_wb || exit 1
+zswap_on
+# 6.12's zswap stores no large folio: with THP always (the test kernel's
+# default), the build's huge pages would go to disk whole and the
+# benchmark would measure disk swap. Redis asks for THP off too.
+echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+echo "# zswap: $(cat /sys/module/zswap/parameters/compressor) $(cat /sys/module/zswap/parameters/zpool)," \
+	"THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)," \
+	"max_pool_percent $(cat /sys/module/zswap/parameters/max_pool_percent); build: memory.max $BUILD_CG," \
+	"zswap.max $BUILD_ZSWAP; redis: $REDIS_KEYS keys of $REDIS_SIZE B, memory.max $REDIS_CG, zswap.max $REDIS_ZSWAP"
+for wl in "$@"; do
+	case "$wl" in
+	build|redis) ;;
+	*) echo "# unknown workload $wl" >&2; exit 64 ;;
+	esac
+	r=0
+	while [ $r -lt "$iters" ]; do
+		round "$wl" $r
+		r=$((r + 1))
+	done
+done
+exit $failed

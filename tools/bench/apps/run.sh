@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-apps (make bench BENCH=apps): every policy on real applications
+# from Debian packages, in the Debian 12 guest, in one VM boot.
+#
+#   tools/bench/apps/run.sh [WORKLOAD...]        default: build redis
+#
+# Builds the guest image with the benchmark's packages (tools/vm/mkrootfs.sh,
+# image rootfs-apps, cached: rebuilt only when its package list changes),
+# with the test kernel's modules and zswap_wb; a payload with the build
+# workload (part of the test kernel's build, tools/bench/apps/kbuild.sh),
+# the Redis data generator (redisgen.c, built static) and the guest script
+# (apps.sh, which says what is run and measured); boots it once, prints the
+# RESULT lines as they come, then the table (tools/bench/report.py apps):
+# per workload and policy, the medians of the policy's runs against those
+# of the stock runs of its swap kind. Log in bench-results/apps.log, medians
+# in bench-results/apps.json, {workload: {variant: {metric: median}}}.
+#
+# The guest runs with QEMU's icount (tools/vm/run.sh --icount): its clock
+# counts the instructions it executes, so that the times it measures follow
+# the work done and not what the host's other jobs leave of a core.
+#
+# Environment: ZSWB_BENCH_ITER (rounds, default 3); ZSWB_BENCH_ICOUNT (the
+# icount shift, default 3, or off for host time); ZSWB_APPS_OBJECTS (the
+# objects the build workload compiles); ZSWB_APPS_TIMEOUT (the VM's, in s);
+# the guest's ZSWB_APPS_* knobs (apps.sh) are passed on.
+set -eu
+. "$(dirname "$0")/../../kernel/common.sh"
+zswb_need python3 gcc libc6-dev
+cd "$ZSWB_TOP"
+begin=$(date +%s)
+iter=${ZSWB_BENCH_ITER:-3}
+workloads=${*:-build redis}
+objects=${ZSWB_APPS_OBJECTS:-mm/page_io.o mm/swap_slots.o}
+timeout=${ZSWB_APPS_TIMEOUT:-$((1800 + iter * 2400))}
+icount="--icount ${ZSWB_BENCH_ICOUNT:-3}"
+[ "${ZSWB_BENCH_ICOUNT:-}" != off ] || icount=""
+log=bench-results/apps.log
+mkdir -p bench-results
+
+img=$(ZSWB_ROOTFS_NAME=rootfs-apps ZSWB_ROOTFS_EXTRA="redis-server redis-tools" \
+	bash tools/vm/mkrootfs.sh --modules)
+t_img=$(date +%s)
+
+payload=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps.XXXXXX")
+trap 'rm -rf "$payload"' EXIT
+bash tools/bench/apps/kbuild.sh "$payload/kbuild" $objects
+gcc -O2 -Wall -Wextra -Werror -static -o "$payload/redisgen" tools/bench/apps/redisgen.c
+cp selftests/zswap_wb/lib.sh tools/bench/apps/apps.sh "$payload/"
+
+# The guest's knobs, passed on as they are.
+knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
+echo "# image $(basename "$img") ready in $((t_img - begin)) s; booting it for $workloads, $iter rounds"
+# redis-server's own service stays off: the benchmark starts its server.
+set +e
+bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
+	--append "systemd.mask=redis-server.service" \
+	--cmd "$knobs bash ./apps.sh $iter $workloads" |
+	tee "$log" | grep --line-buffered -E "^RESULT|^#|^run.sh|^zswb-vm"
+status=${PIPESTATUS[0]}
+set -e
+# CPU time of our children (QEMU above all), for a loaded host: the time
+# the VM would take on a core of its own.
+times > "$payload/times"
+vm_cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$payload/times")
+python3 tools/bench/report.py apps "$log" bench-results/apps.json
+end=$(date +%s)
+echo "# bench-apps: $((end - begin)) s in all (image $((t_img - begin)) s), VM status $status;" \
+	"CPU time of the image build and the VM: $vm_cpu s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$status"
