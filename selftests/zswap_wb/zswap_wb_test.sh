@@ -24,6 +24,9 @@ cd "$(dirname "$0")"
 SIZE=${ZSWB_TEST_SIZE:-300}
 CG_MAX=${ZSWB_TEST_CG_MAX:-100M}
 PASSES=${ZSWB_TEST_PASSES:-2}
+# Fixed-time loads (the shrinker tests' random writers) last SCALE times
+# longer: a debug kernel does a fraction of the work in the same time.
+SCALE=${ZSWB_TEST_SCALE:-1}
 
 msg() { echo "# $*"; }
 
@@ -387,7 +390,7 @@ shrink_teardown() {
 # checksum mismatch.
 shrink_load() {
 	for w in 1 2 3 4; do
-		cg_run shrink taskset -c $((w % 2)) thrash --size 64 --passes 0 --random "$1" > /tmp/out.$w 2>&1 &
+		cg_run shrink taskset -c $((w % 2)) thrash --size 64 --passes 0 --random $(($1 * SCALE)) > /tmp/out.$w 2>&1 &
 	done
 	wait
 	if grep -h mismatches /tmp/out.* | grep -qv "mismatches 0"; then
