@@ -37,10 +37,10 @@
 #                memory.zswap.max that shrinking could not make room for
 #                (store_rejects), poorly compressible pages (compress_poor)
 #   freed, store_rejects, shrink_calls, ra_faults_alone  zswap_wb's counters
-# Environment (defaults): ZSWB_APPS_BUILD_CG (80M), ZSWB_APPS_BUILD_ZSWAP
-# (8M), ZSWB_APPS_REDIS_KEYS (60000), ZSWB_APPS_REDIS_SIZE (1000),
+# Environment (defaults): ZSWB_APPS_BUILD_CG (64M), ZSWB_APPS_BUILD_ZSWAP
+# (6M), ZSWB_APPS_REDIS_KEYS (45000), ZSWB_APPS_REDIS_SIZE (1000),
 # ZSWB_APPS_REDIS_REQUESTS (8000), ZSWB_APPS_REDIS_CLIENTS (20),
-# ZSWB_APPS_REDIS_CG (40M), ZSWB_APPS_REDIS_ZSWAP (4M),
+# ZSWB_APPS_REDIS_CG (30M), ZSWB_APPS_REDIS_ZSWAP (3M),
 # ZSWB_APPS_VARIANTS (a subset, e.g. "stock all", for a quick run).
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -49,14 +49,14 @@ here=$(pwd)
 
 iters=${1:?iterations}
 shift
-BUILD_CG=${ZSWB_APPS_BUILD_CG:-80M}
-BUILD_ZSWAP=${ZSWB_APPS_BUILD_ZSWAP:-8M}
-REDIS_KEYS=${ZSWB_APPS_REDIS_KEYS:-60000}
+BUILD_CG=${ZSWB_APPS_BUILD_CG:-64M}
+BUILD_ZSWAP=${ZSWB_APPS_BUILD_ZSWAP:-6M}
+REDIS_KEYS=${ZSWB_APPS_REDIS_KEYS:-45000}
 REDIS_SIZE=${ZSWB_APPS_REDIS_SIZE:-1000}
 REDIS_REQUESTS=${ZSWB_APPS_REDIS_REQUESTS:-8000}
 REDIS_CLIENTS=${ZSWB_APPS_REDIS_CLIENTS:-20}
-REDIS_CG=${ZSWB_APPS_REDIS_CG:-40M}
-REDIS_ZSWAP=${ZSWB_APPS_REDIS_ZSWAP:-4M}
+REDIS_CG=${ZSWB_APPS_REDIS_CG:-30M}
+REDIS_ZSWAP=${ZSWB_APPS_REDIS_ZSWAP:-3M}
 DISK_POLICIES="async_free skip_fault skip_zswap_slots per_node all"
 ZRAM_POLICIES="zram-sync_free zram-all"
 VMSTAT_KEYS="pgrotated zswpwb pswpin pswpout swap_ra swap_ra_hit thp_swpout"

@@ -32,7 +32,7 @@ cd "$ZSWB_TOP"
 begin=$(date +%s)
 iter=${ZSWB_BENCH_ITER:-3}
 workloads=${*:-build redis}
-objects=${ZSWB_APPS_OBJECTS:-mm/page_io.o mm/swap_slots.o}
+objects=${ZSWB_APPS_OBJECTS:-mm/zpool.o mm/mmzone.o}
 timeout=${ZSWB_APPS_TIMEOUT:-$((1800 + iter * 2400))}
 icount="--icount ${ZSWB_BENCH_ICOUNT:-3}"
 [ "${ZSWB_BENCH_ICOUNT:-}" != off ] || icount=""
