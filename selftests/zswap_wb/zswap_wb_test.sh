@@ -782,7 +782,9 @@ test_ra_two_devices() {
 	for pol in skip_fault skip_zswap_slots stock; do
 		set_param readahead_policy $pol || return 1
 		cg_new ra2 64M
-		cg_run ra2 thrash --size 128 --passes 4 > /tmp/ra2.out 2>&1 &
+		# 4 passes; 2 on the debug kernel (PASSES 1), which takes
+		# 20 minutes a policy for 4.
+		cg_run ra2 thrash --size 128 --passes $((PASSES * 2)) > /tmp/ra2.out 2>&1 &
 		pid=$!
 		n=0 offfail=0
 		while kill -0 $pid 2>/dev/null; do
