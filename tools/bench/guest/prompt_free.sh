@@ -21,8 +21,8 @@
 . /selftests/lib.sh
 iters=${1:-3}
 shift
-SIZE=${ZSWB_BENCH_SIZE:-150}
-CG_MAX=${ZSWB_BENCH_CG_MAX:-50M}
+SIZE=${ZSWB_BENCH_SIZE:-100}
+CG_MAX=${ZSWB_BENCH_CG_MAX:-34M}
 PASSES=${ZSWB_BENCH_PASSES:-2}
 VMSTAT_KEYS="pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon swap_ra swap_ra_hit"
 
