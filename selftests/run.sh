@@ -15,7 +15,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings checkpatch zswbctl patch-versions dkms deb vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden"
+ALL="build-warnings checkpatch zswbctl patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -73,6 +73,29 @@ suite_zswbctl() { bash tools/zswbctl/test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
+
+# make bench refuses bad input before it builds or boots anything.
+suite_bench_args() {
+	local msg v
+	ktap_print_header
+	ktap_set_plan 3
+	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
+	# Names are checked before the first benchmark boots its VM.
+	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
+	   [[ $msg != *"accel tcg"* ]]; then
+		ktap_test_pass "an unknown benchmark name is refused"
+	else
+		echo "$msg" | sed 's/^/# /'; ktap_test_fail "an unknown benchmark name is refused"
+	fi
+	for v in x 0; do
+		msg=$(ZSWB_BENCH_JOBS=$v bash tools/bench/run.sh store 2>&1)
+		if [ $? = 1 ] && [[ $msg == *"ZSWB_BENCH_JOBS must be a positive number, not '$v'"* ]]; then
+			ktap_test_pass "ZSWB_BENCH_JOBS=$v is refused"
+		else
+			echo "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_BENCH_JOBS=$v is refused"
+		fi
+	done
+}
 
 vm_group() {
 	local log=$out/vm-$1.log envs

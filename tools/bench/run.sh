@@ -39,6 +39,8 @@
 #   from Debian packages (a kernel build with gcc, Redis with
 #   redis-benchmark) in the Debian 12 guest, stock against each policy;
 #   tools/bench/apps/run.sh says how.
+# With more than one benchmark asked and two host cores, two run at a time
+# (ZSWB_BENCH_JOBS=1: one after the other).
 # Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_PAIRS (prompt-free
 # pairs, default 5), ZSWB_BENCH_SIZE,
 # ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
@@ -113,14 +115,78 @@ store() {
 	python3 tools/bench/report.py store "$log" bench-results/store.json
 }
 
-for n in $names; do
-	case "$n" in
+run_one() {
+	case "$1" in
 	prompt-free) prompt_free ;;
 	shrinker) shrinker ;;
 	readahead) readahead ;;
 	store) store ;;
 	profile) profile ;;
 	apps) bash tools/bench/apps/run.sh ;;
+	esac
+}
+
+# Minutes of one host core each takes (README), to share them out.
+minutes() {
+	case "$1" in
+	prompt-free) echo 16 ;; shrinker) echo 17 ;; apps) echo 34 ;;
+	profile) echo 10 ;; *) echo 4 ;;
+	esac
+}
+
+for n in $names; do
+	case " $ALL $EXTRA " in
+	*" $n "*) ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: $ALL $EXTRA)" ;;
 	esac
 done
+
+jobs=${ZSWB_BENCH_JOBS:-$(nproc)}
+case "$jobs" in
+''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$jobs'" ;;
+esac
+[ "$jobs" -le 2 ] || jobs=2
+set -- $names
+if [ "$jobs" -eq 1 ] || [ $# -eq 1 ]; then
+	for n in $names; do
+		run_one "$n"
+	done
+	exit 0
+fi
+
+# Two benchmarks at a time, one VM per host core: each VM compares its
+# own variants in its own boot, so the other VM's load falls on baseline
+# and policy alike (and not at all on the icount benchmarks' figures).
+# Longest first, each to the lane with less work so far; progress lines
+# are prefixed with the benchmark's name, the tables printed at the end
+# in the order asked.
+lane1="" lane2="" w1=0 w2=0
+for n in $(for n in $names; do echo "$(minutes "$n") $n"; done | sort -rn | cut -d' ' -f2); do
+	if [ "$w1" -le "$w2" ]; then
+		lane1="$lane1 $n"; w1=$((w1 + $(minutes "$n")))
+	else
+		lane2="$lane2 $n"; w2=$((w2 + $(minutes "$n")))
+	fi
+done
+out=$(mktemp -d /tmp/zswb-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+lane() {
+	local n
+	for n in "$@"; do
+		run_one "$n" 2>&1 | tee "$out/$n" | sed -u "s/^/$n: /"
+		[ "${PIPESTATUS[0]}" -eq 0 ] || echo "$n" >> "$out/failed"
+	done
+}
+echo "# two at a time:$lane1 |$lane2"
+lane $lane1 &
+p1=$!
+lane $lane2 &
+p2=$!
+wait $p1 $p2
+for n in $names; do
+	echo
+	sed -n '/^== /,$p' "$out/$n"
+done
+if [ -s "$out/failed" ]; then
+	zswb_die "failed:" $(cat "$out/failed") "(their logs: bench-results/)"
+fi
