@@ -20,7 +20,15 @@
  * The mark is a word of the folio itself: folio->lru.prev holds the address
  * of one of zswb_marks[] (marked, issued, ended). An off-LRU folio's lru is
  * ours: nothing else links it while it is off the LRU, and it is not in an
- * LRU batch either. Every other folio's lru.prev holds a list pointer, a
+ * LRU batch either. But it is not private: the folio is in the swap cache,
+ * and every walker of physical memory (compaction, /proc/kpageflags,
+ * DAMON's paddr ops, memory offline, page_owner) reads its struct page.
+ * folio->lru.next is page->compound_head, whose bit 0 says "tail page":
+ * every value stored there (the end time, an llist pointer) keeps bit 0
+ * clear, or compound_head() would follow it. Documentation/design.rst has
+ * the table of the words written here and who else reads them.
+ *
+ * Every other folio's lru.prev holds a list pointer, a
  * stale one from a previous life, or nothing: only this file stores the
  * address of zswb_marks[] there, and it overwrites it (with the end time)
  * when the folio is queued, before the folio can be freed or go back to the
@@ -75,7 +83,19 @@ static bool async_free __read_mostly;
  * ended (the write ended first; folio->lru.next holds the end time).
  */
 enum { ZSWB_MARKED, ZSWB_ISSUED, ZSWB_ENDED, ZSWB_NR_MARKS };
-static const u8 zswb_marks[ZSWB_NR_MARKS];
+/* Words, so that a mark, like every value of an lru word, is even. */
+static const unsigned long zswb_marks[ZSWB_NR_MARKS];
+
+/*
+ * What the compiler can check of the words used here (design.rst, "The
+ * words of struct page"): lru.next is compound_head, lru.prev is not, and
+ * an llist node fits in lru.next.
+ */
+static_assert(offsetof(struct folio, lru.next) == offsetof(struct page, compound_head));
+static_assert(offsetof(struct folio, lru.prev) != offsetof(struct page, compound_head));
+static_assert(offsetof(struct folio, lru.prev) < offsetof(struct folio, mapping));
+static_assert(sizeof(struct llist_node) == sizeof(struct list_head *));
+static_assert(__alignof__(zswb_marks[0]) >= 2);
 
 /*
  * Per CPU: the folios whose write ended here, and the work item freeing
@@ -123,7 +143,11 @@ static unsigned long zswb_mark(int state)
 	return (unsigned long)&zswb_marks[state];
 }
 
-/* The llist node lives in folio->lru.next, which an off-LRU folio does not use. */
+/*
+ * The llist node lives in folio->lru.next, which no list uses while the
+ * folio is off the LRU; a node pointer is aligned or NULL, so bit 0 (the
+ * tail-page bit of compound_head) stays clear.
+ */
 static struct llist_node *zswb_folio_node(struct folio *folio)
 {
 	return (struct llist_node *)&folio->lru.next;
@@ -132,6 +156,16 @@ static struct llist_node *zswb_folio_node(struct folio *folio)
 static struct folio *zswb_node_folio(struct llist_node *node)
 {
 	return container_of((struct list_head *)node, struct folio, lru);
+}
+
+/*
+ * A time (ns) as it is stored in an lru word: even. In lru.next an odd
+ * value is a tail page's head pointer to compound_head(); 1 ns is not
+ * worth a histogram bucket.
+ */
+static unsigned long zswb_time_word(u64 ns)
+{
+	return (unsigned long)ns & ~1UL;
 }
 
 /*
@@ -145,7 +179,7 @@ static void zswb_queue(struct folio *folio, u64 ended)
 	long depth, max;
 	int cpu;
 
-	WRITE_ONCE(*zswb_mark_word(folio), (unsigned long)ended);
+	WRITE_ONCE(*zswb_mark_word(folio), zswb_time_word(ended));
 	cpu = get_cpu();
 	pcp = per_cpu_ptr(&zswb_pcp, cpu);
 	/* The first folio on an empty list kicks the work item. */
@@ -281,8 +315,12 @@ bool zswb_writeback_end(struct folio *folio)
 	 */
 	now = local_clock();
 	if (old == zswb_mark(ZSWB_MARKED)) {
-		/* zswap still holds its reference: writeback_issued() queues it. */
-		WRITE_ONCE(folio->lru.next, (struct list_head *)(unsigned long)now);
+		/*
+		 * zswap still holds its reference: writeback_issued() queues
+		 * it. Until then the folio sits unlocked in the swap cache
+		 * with the time in compound_head's word: even.
+		 */
+		WRITE_ONCE(folio->lru.next, (struct list_head *)zswb_time_word(now));
 		if (try_cmpxchg(word, &old, zswb_mark(ZSWB_ENDED)))
 			return true;
 		/* It was issued meanwhile (old is now the issued mark). */
