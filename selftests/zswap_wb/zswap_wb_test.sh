@@ -18,6 +18,7 @@
 cd "$(dirname "$0")"
 . ./ktap_helpers.sh
 . ./lib.sh
+. ./hostload.sh
 
 # The workload: SIZE MiB in a memcg of CG_MAX, PASSES walks. Sized so that
 # it writes back well over 10k pages in about 30 s under TCG.
@@ -1208,6 +1209,40 @@ test_kmemleak() {
 	check "no leak from zswap_wb or the hook" "[ $ours -eq 0 ]"
 }
 
+# The window in which a write has ended before zswap_writeback_entry()
+# handed its folio to the backend (counted by "requeued"): the folio sits
+# unlocked in the swap cache, and the backend keeps its end time in
+# folio->lru.next, page->compound_head's word, whose bit 0 means "tail
+# page". zswb_slowissue spins 200 us before writeback_issued() so that
+# thousands of writes end in it, and reads that bit after the spin; the
+# host load reads /proc/kpageflags and compacts meanwhile, and an odd
+# word there oopses them (page_folio() follows it).
+test_compound_head_window() {
+	local sp=/sys/module/zswb_slowissue/parameters calls tails rq
+	need_module || return 1
+	zswap_on
+	swap_on disk || return 1
+	set_param async_free 1 || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	modprobe zswb_slowissue delay_us=200 || { msg "cannot load zswb_slowissue"; return 1; }
+	cg_new window "$CG_MAX"
+	run_thrash window --size "$SIZE" --passes "$PASSES"
+	trc=$?
+	calls=$(cat $sp/calls) tails=$(cat $sp/tail_words)
+	rmmod zswb_slowissue
+	cg_del window
+	set_param async_free 0
+	swap_off
+	rq=$(wbstat requeued)
+	msg "writeback_issued() delayed $calls times; $rq folios ended first (requeued); $tails with bit 0 of compound_head set"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	check "checksums hold" "[ $trc -eq 0 ]" &&
+	check "thousands of writes ended before writeback_issued()" "[ $rq -gt 1000 ]" &&
+	check "no folio looked like a tail page" "[ $tails -eq 0 ]" &&
+	check "every folio written back was freed or put back" \
+		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
+}
+
 run() {
 	desc=$1
 	shift
@@ -1222,65 +1257,91 @@ run() {
 	esac
 }
 
+# plan N: the group's N tests, and one more for the host load
+# (hostload.sh) that runs beside them, started here.
+plan() {
+	if hostload_enabled; then
+		ktap_set_plan $(($1 + 1))
+		hostload_start
+	else
+		ktap_set_plan "$1"
+	fi
+}
+
+# The last test of a group: the host load ran beside every test of it.
+hostload_done() {
+	hostload_enabled || return 0
+	run "host load beside the group: page walkers, compaction, THP, DAMON, a tenant" hostload_stop
+}
+
 ktap_print_header
 group=${1:-basic}
 case "$group" in
 basic)
-	ktap_set_plan 6
+	plan 6
 	run "load and unload 20 times" test_load_unload_20
 	run "parameters present with their documented defaults" test_param_defaults
 	run "invalid parameter writes refused, nothing changed" test_invalid_writes
 	run "a second backend registration is refused" test_second_backend_refused
 	run "policies off: stock writeback and rotation (disk)" test_stock_behaviour
 	run "async_free beside reclaim's own swap writes (disk)" test_prompt_with_reclaim_writes
+	hostload_done
 	;;
 prompt)
 	kind=${2:?kind}
-	ktap_set_plan 4
+	plan 4
 	run "prompt free on $kind: pgrotated < 1%, freed + raced = written back, data intact" test_prompt_free "$kind"
 	run "prompt free on $kind: 100 toggles under load lose nothing" test_prompt_toggle "$kind"
 	run "prompt free on $kind: unload under load, nothing queued, free memory back" test_prompt_unload "$kind"
 	run "prompt free on $kind: CPU 1 offline and back 10 times under load" test_prompt_cpu_hotplug "$kind"
+	hostload_done
 	;;
 shrink)
-	ktap_set_plan 5
+	plan 5
 	run "every shrink policy writes back from both nodes" test_shrink_both_nodes
 	run "max_pool_percent=1: per_node writes back more in fewer calls than stock" test_shrink_pool_limit
 	run "memory.zswap.max: per_node writes back more in fewer calls than stock" test_shrink_zswap_max
 	run "switching shrink policy and batch under load is safe" test_shrink_switch_under_load
 	run "memory.zswap.max, shrink_batch=1024: a store scans at most 32 per node" test_shrink_store_bounded
+	hostload_done
 	;;
 readahead)
-	ktap_set_plan 5
+	plan 5
 	run "a zswap-resident region faults back without readahead under both policies" test_ra_zswap_region
 	run "skip_zswap_slots keeps readahead for disk slots, skips zswap ones" test_ra_half_on_disk
 	run "switching readahead_policy under load is safe" test_ra_switch_under_load
 	run "zswap faults leave disk readahead windows as stock" test_ra_disk_window
 	run "two swap devices, swapoff/swapon under readahead: no use after free" test_ra_two_devices
+	hostload_done
 	;;
 harden)
-	ktap_set_plan 7
+	plan 8
 	run "async_free written during insmod: init builds, then arms" test_param_write_during_insmod
+	run "writes ending before writeback_issued(): no tail-page bit, walkers beside" test_compound_head_window
 	run "each allocation of insmod failed in turn under shrink load" test_insmod_fault_injection
 	run "async_free off on a stalled device: bounded, others not blocked" test_async_off_stalled
 	run "100 load/unload cycles beside random parameter writes and writeback" test_load_unload_stress
 	run "swapoff of the device while its folios are in flight, 5 times" test_swapoff_inflight
 	run "memcg removed while its folios are in flight, 5 times" test_rmdir_inflight
 	run "kmemleak: no leak from zswap_wb or the hook after unload" test_kmemleak
+	hostload_done
 	;;
 nomemcg)
-	ktap_set_plan 1
+	plan 1
 	run "cgroup_disable=memory: the global shrinker writes back" test_nomemcg_global_shrinker
+	hostload_done
 	;;
 write-errors)
-	ktap_set_plan 1
+	plan 1
 	run "async_free with failing swap writes: no data lost, no dirty folio freed" test_write_errors
+	hostload_done
 	;;
 one)
 	# one TEST_FUNCTION [ARGS]: a single test, for debugging
 	shift
-	ktap_set_plan 1
+	plan 1
 	run "$*" "$@"
+	hostload_done
 	;;
 dkms)
 	ktap_set_plan 1

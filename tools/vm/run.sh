@@ -154,6 +154,9 @@ watchdogs="sysctl.kernel.hung_task_timeout_secs=120 watchdog_thresh=30 workqueue
 # 5-level paging", linux-mm, June 2026). Seen once, before any module.
 paging=""
 [ "${ZSWB_FLAVOUR:-}" != debug ] || paging=no5lvl
+# The debug kernel tracks page owners, which the selftests' host load
+# (selftests/zswap_wb/hostload.sh) reads as a real host's tools do.
+[ "${ZSWB_FLAVOUR:-}" != debug ] || paging="$paging page_owner=on"
 
 # sysrq KEY: press Alt+SysRq+KEY on the guest's keyboard.
 sysrq() {

@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a real host runs beside zswap_wb, started under a VM test group and
+# stopped after it (sourced by zswap_wb_test.sh): the kernel's own walkers
+# of physical memory and a tenant whose pages move, so that a word of
+# struct page that zswap_wb leaves wrong is read by the kernel itself.
+#
+#   - /proc/kpageflags, kpagecount and kpagecgroup read whole, in a loop:
+#     page_folio() and the flag tests on every pfn (stable_page_flags());
+#   - compaction: /proc/sys/vm/compact_memory written every second, and
+#     kcompactd proactive (compaction_proactiveness=100);
+#   - THP collapse: khugepaged scanning every 100 ms, madvise mode (the
+#     tests' own workloads are MADV_NOHUGEPAGE), and MADV_COLLAPSE;
+#   - DAMON on the physical address space (paddr ops, a "stat" scheme over
+#     the largest System RAM range: it samples and walks rmaps, changes
+#     nothing);
+#   - /sys/kernel/debug/page_owner read whole, where the kernel tracks it
+#     (the debug kernel, booted with page_owner=on);
+#   - hostmem, in a memcg of its own that it never fills: huge pages
+#     faulted, collapsed, split by copy on write, freed.
+#
+# ZSWB_TEST_HOSTLOAD=0 runs a group without it.
+
+HOSTLOAD_DIR=/tmp/hostload
+HOSTLOAD_CG=hostload
+DAMON_ADMIN=/sys/kernel/mm/damon/admin
+THP=/sys/kernel/mm/transparent_hugepage
+
+hostload_enabled() {
+	[ "${ZSWB_TEST_HOSTLOAD:-1}" != 0 ]
+}
+
+# hostload_loop NAME SLEEP CMD...: run CMD, count it in $HOSTLOAD_DIR/NAME,
+# sleep, again, until killed.
+hostload_loop() {
+	local name=$1 pause=$2 n=0
+	shift 2
+	while :; do
+		"$@" >/dev/null 2>&1 && n=$((n + 1))
+		echo $n > "$HOSTLOAD_DIR/$name"
+		sleep "$pause"
+	done
+}
+
+hostload_kpage() {
+	dd if=/proc/kpageflags of=/dev/null bs=1M 2>/dev/null &&
+	dd if=/proc/kpagecount of=/dev/null bs=1M 2>/dev/null &&
+	{ [ ! -r /proc/kpagecgroup ] || dd if=/proc/kpagecgroup of=/dev/null bs=1M 2>/dev/null; }
+}
+
+hostload_compact() {
+	echo 1 > /proc/sys/vm/compact_memory
+}
+
+hostload_page_owner() {
+	cat /sys/kernel/debug/page_owner > /dev/null
+}
+
+# hostload_damon_start: a paddr monitor with a stat scheme over the
+# largest System RAM range of /proc/iomem.
+hostload_damon_start() {
+	local k=$DAMON_ADMIN/kdamonds/0 range start end
+	[ -d $DAMON_ADMIN ] || return 1
+	range=$(grep "System RAM" /proc/iomem | sed 's/^ *//; s/ : .*//' |
+		while IFS=- read -r s e; do
+			echo "$(( (0x$e + 1) - 0x$s )) $((0x$s)) $((0x$e + 1))"
+		done | sort -n | tail -1 | cut -d' ' -f2-)
+	[ -n "$range" ] || return 1
+	start=${range% *} end=${range#* }
+	echo 1 > $DAMON_ADMIN/kdamonds/nr_kdamonds || return 1
+	echo 1 > $k/contexts/nr_contexts &&
+	echo paddr > $k/contexts/0/operations &&
+	echo 1 > $k/contexts/0/targets/nr_targets &&
+	echo 1 > $k/contexts/0/targets/0/regions/nr_regions &&
+	echo "$start" > $k/contexts/0/targets/0/regions/0/start &&
+	echo "$end" > $k/contexts/0/targets/0/regions/0/end &&
+	echo 1 > $k/contexts/0/schemes/nr_schemes &&
+	echo stat > $k/contexts/0/schemes/0/action &&
+	# Every region, whatever its size, accesses and age (the defaults are 0).
+	echo $((end - start)) > $k/contexts/0/schemes/0/access_pattern/sz/max &&
+	echo 4294967295 > $k/contexts/0/schemes/0/access_pattern/nr_accesses/max &&
+	echo 4294967295 > $k/contexts/0/schemes/0/access_pattern/age/max &&
+	echo on > $k/state
+}
+
+# hostload_damon_stop: the scheme's nr_tried (regions it looked at), then off.
+hostload_damon_stop() {
+	local k=$DAMON_ADMIN/kdamonds/0
+	[ -d $k ] || { echo 0; return; }
+	echo update_schemes_stats > $k/state 2>/dev/null
+	cat $k/contexts/0/schemes/0/stats/nr_tried 2>/dev/null || echo 0
+	echo off > $k/state 2>/dev/null
+	echo 0 > $DAMON_ADMIN/kdamonds/nr_kdamonds 2>/dev/null
+}
+
+# hostload_start: start everything above in the background.
+hostload_start() {
+	hostload_enabled || return 0
+	rm -rf $HOSTLOAD_DIR
+	mkdir -p $HOSTLOAD_DIR
+	for f in enabled defrag khugepaged/scan_sleep_millisecs \
+		 khugepaged/alloc_sleep_millisecs khugepaged/pages_to_scan; do
+		cat $THP/$f > "$HOSTLOAD_DIR/saved.$(basename $f)" 2>/dev/null
+	done
+	cat /proc/sys/vm/compaction_proactiveness > $HOSTLOAD_DIR/saved.proactiveness
+	echo madvise > $THP/enabled
+	echo madvise > $THP/defrag
+	echo 100 > $THP/khugepaged/scan_sleep_millisecs
+	echo 100 > $THP/khugepaged/alloc_sleep_millisecs
+	echo 4096 > $THP/khugepaged/pages_to_scan
+	echo 100 > /proc/sys/vm/compaction_proactiveness
+	awk '$1 == "compact_migrate_scanned" || $1 == "thp_collapse_alloc" ||
+	     $1 == "compact_isolated" { print $1, $2 }' /proc/vmstat > $HOSTLOAD_DIR/vmstat.start
+	hostload_loop kpage 0.3 hostload_kpage &
+	echo $! >> $HOSTLOAD_DIR/pids
+	hostload_loop compact 1 hostload_compact &
+	echo $! >> $HOSTLOAD_DIR/pids
+	if [ -r /sys/kernel/debug/page_owner ] && head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
+		hostload_loop page_owner 10 hostload_page_owner &
+		echo $! >> $HOSTLOAD_DIR/pids
+	fi
+	hostload_damon_start && echo on > $HOSTLOAD_DIR/damon
+	if [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
+		mkdir -p $CG_ROOT/$HOSTLOAD_CG
+		echo 96M > $CG_ROOT/$HOSTLOAD_CG/memory.max
+		cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1 &
+	else
+		# No memcg (cgroup_disable=memory): the tenant runs in the root.
+		hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1 &
+	fi
+	echo $! > $HOSTLOAD_DIR/hostmem.pid
+	return 0
+}
+
+# hostload_vmstat NAME: how much a /proc/vmstat counter moved under the load.
+hostload_vmstat() {
+	echo $(( $(vmstat "$1") - $(awk -v k="$1" '$1 == k { print $2 }' $HOSTLOAD_DIR/vmstat.start) ))
+}
+
+# hostload_stop: stop it, put the settings back, say what it did; fails if
+# a part of it did not run or the tenant saw a mismatch.
+hostload_stop() {
+	local pid kpage compact owner tried hm scanned collapsed f d
+	hostload_enabled || return 4
+	[ -f $HOSTLOAD_DIR/hostmem.pid ] || { echo "# the host load was not started"; return 1; }
+	for pid in $(cat $HOSTLOAD_DIR/pids); do
+		kill "$pid" 2>/dev/null
+	done
+	# The tenant ends on SIGTERM and prints what it checked.
+	if [ -d $CG_ROOT/$HOSTLOAD_CG ]; then
+		cg_stop $HOSTLOAD_CG
+	else
+		kill -TERM "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
+	fi
+	wait "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
+	hm=$?
+	tried=0
+	[ -f $HOSTLOAD_DIR/damon ] && tried=$(hostload_damon_stop)
+	kpage=$(cat $HOSTLOAD_DIR/kpage 2>/dev/null || echo 0)
+	compact=$(cat $HOSTLOAD_DIR/compact 2>/dev/null || echo 0)
+	owner=$(cat $HOSTLOAD_DIR/page_owner 2>/dev/null || echo -)
+	scanned=$(hostload_vmstat compact_migrate_scanned)
+	collapsed=$(hostload_vmstat thp_collapse_alloc)
+	for f in enabled defrag scan_sleep_millisecs alloc_sleep_millisecs pages_to_scan; do
+		case $f in enabled|defrag) d=$THP ;; *) d=$THP/khugepaged ;; esac
+		[ -f $HOSTLOAD_DIR/saved.$f ] &&
+			sed 's/.*\[\(.*\)\].*/\1/' $HOSTLOAD_DIR/saved.$f > $d/$f 2>/dev/null
+	done
+	cat $HOSTLOAD_DIR/saved.proactiveness > /proc/sys/vm/compaction_proactiveness
+	[ -d $CG_ROOT/$HOSTLOAD_CG ] && cg_del $HOSTLOAD_CG
+	echo "# host load: kpageflags/kpagecount/kpagecgroup read $kpage times," \
+		"compact_memory $compact times (compact_migrate_scanned +$scanned)," \
+		"THP collapsed +$collapsed, DAMON paddr regions tried $tried," \
+		"page_owner read $owner times; hostmem: $(tr '\n' ' ' < $HOSTLOAD_DIR/hostmem.out)"
+	[ "$hm" = 0 ] && grep -q "^rounds [1-9]" $HOSTLOAD_DIR/hostmem.out &&
+	[ "$kpage" -gt 0 ] && [ "$compact" -gt 0 ] && [ "$scanned" -gt 0 ] &&
+	[ "$collapsed" -gt 0 ] && [ "$tried" -gt 0 ]
+}
