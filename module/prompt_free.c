@@ -194,6 +194,22 @@ static void zswb_queue(struct folio *folio, u64 ended)
 }
 
 /*
+ * Why a locked folio that zswap_wb_remove_folio() refused goes back to the
+ * LRU. A failed write re-dirtied it in the swap cache: it holds the only
+ * copy, and nobody mapped it (zswap's writeback folio is not anon until a
+ * swapin maps it). Anything else is a swapin's: it mapped the folio (and
+ * may have dirtied it through its PTE and unmapped it again), or took it
+ * out of the swap cache (shmem, or a write fault that freed the slot).
+ */
+static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
+{
+	if (folio_test_dirty(folio) && folio_test_swapcache(folio) &&
+	    !folio_test_anon(folio) && !folio_mapped(folio))
+		return ZSWB_WRITE_ERRORS;
+	return ZSWB_RACED;
+}
+
+/*
  * Free @folio, ours with one reference, or put it back on the LRU. Called
  * by the writer (reclaim, or zswap_store() with another folio locked), so
  * it does not wait for the folio lock: a folio locked by someone else was
@@ -210,13 +226,7 @@ static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 	if (zswap_wb_remove_folio(folio)) {
 		zswb_count(freed);
 	} else {
-		/*
-		 * A failed write re-dirtied it in the swap cache: it holds the
-		 * only copy. A swapin that freed the swap slot dirtied it too,
-		 * but took it out of the swap cache: that is a race.
-		 */
-		zswb_count(folio_test_dirty(folio) && folio_test_swapcache(folio) ?
-			   ZSWB_WRITE_ERRORS : ZSWB_RACED);
+		zswb_count(zswb_putback_reason(folio));
 		folio_add_lru(folio);
 	}
 	folio_unlock(folio);
@@ -377,9 +387,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 			}
 			continue;
 		}
-		/* See zswb_finish(). */
-		zswb_count(folio_test_dirty(folio) && folio_test_swapcache(folio) ?
-			   ZSWB_WRITE_ERRORS : ZSWB_RACED);
+		zswb_count(zswb_putback_reason(folio));
 		folio_add_lru(folio);
 		folio_unlock(folio);
 		folio_put(folio);

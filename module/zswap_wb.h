@@ -20,8 +20,8 @@ enum zswb_stat_item {
 	ZSWB_WRITTEN_BACK,	/* folios written back while the backend was armed */
 	ZSWB_FREED_SYNC,	/* freed right after a synchronous write */
 	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
-	ZSWB_RACED,		/* claimed by a swapin, put back on the LRU */
-	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, put back on the LRU */
+	ZSWB_RACED,		/* claimed by a swapin (mapped, or out of the swap cache), put back */
+	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, never mapped, put back */
 	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
 	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU (0: needs no memory) */
 	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
