@@ -48,10 +48,13 @@
  * reference and its write has ended, whichever comes last: the mark goes
  * from marked to issued or to ended with a cmpxchg, and the side that finds
  * the other's state queues it. So a fast completion cannot be mistaken for
- * a swapin race. The module holds a reference while any marked folio is
- * unresolved, and the writeback point stays armed until none is. Turning
- * async_free off stops marking at once and does not wait: the folios in
- * flight are freed as their writes end, however long a device stalls.
+ * a swapin race. Each marked folio holds a reference on zswb_live, a
+ * percpu_ref that is live while async_free is on: taking and dropping it
+ * is a per-CPU add, like every counter here. The module pins itself while
+ * zswb_live is live or not yet back to zero, and the writeback point stays
+ * armed until it is. Turning async_free off kills zswb_live, which stops
+ * marking at once, and does not wait: the folios in flight are freed as
+ * their writes end, however long a device stalls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,6 +68,8 @@
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/pagevec.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
 #include <linux/swap.h>
 #include <linux/sched/clock.h>
 #include <linux/workqueue.h>
@@ -120,18 +125,17 @@ static DECLARE_DELAYED_WORK(zswb_disarm_work, zswb_disarm_workfn);
 /* The writeback point serves both policies; under zswb_param_mutex. */
 static bool zswb_wb_armed;
 
-static void zswb_inflight_inc(void)
-{
-	/* Pin the module while a marked folio is unresolved. */
-	if (atomic_long_inc_return(&zswb_inflight) == 1)
-		__module_get(THIS_MODULE);
-}
-
-static void zswb_inflight_sub(long nr)
-{
-	if (atomic_long_sub_and_test(nr, &zswb_inflight))
-		module_put(THIS_MODULE);
-}
+/*
+ * Live while async_free is on; each marked folio holds a reference until
+ * it is freed or put back. Killed when async_free goes off: a writeback
+ * that finds it dead does not mark its folio, and the release, at zero,
+ * lets zswb_disarm_work disarm the point and unpin the module.
+ */
+static struct percpu_ref zswb_live;
+/* Under zswb_param_mutex: zswb_live is live (its base reference held). */
+static bool zswb_live_on;
+/* Under zswb_param_mutex: the module holds a reference on itself. */
+static bool zswb_pinned;
 
 static unsigned long *zswb_mark_word(struct folio *folio)
 {
@@ -176,7 +180,6 @@ static unsigned long zswb_time_word(u64 ns)
 static void zswb_queue(struct folio *folio, u64 ended)
 {
 	struct zswb_pcp *pcp;
-	long depth, max;
 	int cpu;
 
 	WRITE_ONCE(*zswb_mark_word(folio), zswb_time_word(ended));
@@ -185,12 +188,8 @@ static void zswb_queue(struct folio *folio, u64 ended)
 	/* The first folio on an empty list kicks the work item. */
 	if (llist_add(zswb_folio_node(folio), &pcp->ended))
 		queue_delayed_work_on(cpu, zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
+	this_cpu_inc(zswb_pcpu_stats.queued);
 	put_cpu();
-	depth = atomic_long_inc_return(&zswb_queue_depth);
-	max = atomic_long_read(&zswb_queue_depth_max);
-	while (depth > max &&
-	       !atomic_long_try_cmpxchg(&zswb_queue_depth_max, &max, depth))
-		;
 }
 
 /*
@@ -259,14 +258,11 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 {
 	if (sync)
 		return;
-	zswb_inflight_inc();
-	/* Pairs with the barrier in zswb_pf_update(). */
-	smp_mb__after_atomic();
-	if (!READ_ONCE(async_free)) {
-		zswb_inflight_sub(1);
+	/* Dead once async_free is off: then the folio is not marked. */
+	if (!percpu_ref_tryget_live(&zswb_live))
 		return;
-	}
-	/* Its write is not submitted yet: nothing else reads the word. */
+	this_cpu_inc(zswb_pcpu_stats.marked);
+	/* Its write is not submitted yet: no end can read the word. */
 	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED));
 }
 
@@ -348,7 +344,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	unsigned int lat[ZSWB_LAT_BUCKETS] = { 0 };
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
-	long taken = 0, freed = 0;
+	unsigned long taken = 0, freed = 0;
 	bool left = false;
 	int i;
 
@@ -395,12 +391,17 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	folios_put(&fbatch);
 	if (left)
 		queue_delayed_work(zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
-	atomic_long_sub(taken, &zswb_queue_depth);
-	atomic_long_add(freed, &zswb_stats[ZSWB_FREED_ASYNC]);
+	zswb_count_add(ZSWB_FREED_ASYNC, freed);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		if (lat[i])
-			atomic_long_add(lat[i], &zswb_free_latency[i]);
-	zswb_inflight_sub(taken);
+			this_cpu_add(zswb_pcpu_stats.latency[i], lat[i]);
+	preempt_disable();
+	this_cpu_add(zswb_pcpu_stats.taken, taken);
+	zswb_note_drain(taken);
+	preempt_enable();
+	/* The last put after a kill releases zswb_live: see zswb_live_release(). */
+	if (taken)
+		percpu_ref_put_many(&zswb_live, taken);
 }
 
 static void zswb_free_workfn(struct work_struct *work)
@@ -418,29 +419,52 @@ static int zswb_cpu_offline(unsigned int cpu)
 
 /*
  * Arm the writeback point while a policy is on. Disarm it once none is and
- * no marked folio is left: a marked folio whose writeback end is not offered
- * to us would stay off the LRU for good. Called with zswb_param_mutex held;
- * while folios are in flight, zswb_disarm_work tries again later.
+ * zswb_live is back to zero: a marked folio whose writeback end is not
+ * offered to us would stay off the LRU for good. Called with
+ * zswb_param_mutex held; while folios are in flight, the release of
+ * zswb_live runs zswb_disarm_work, which calls this again.
  */
 static void zswb_pf_update(void)
 {
-	bool want = READ_ONCE(sync_free) || READ_ONCE(async_free);
+	bool async = READ_ONCE(async_free), drained;
 
 	lockdep_assert_held(&zswb_param_mutex);
 	if (!zswb_registered())
 		return;
-	if (want && !zswb_wb_armed) {
+	if (async && !zswb_live_on) {
+		/* Pinned until every folio it marks is resolved. */
+		if (!zswb_pinned) {
+			__module_get(THIS_MODULE);
+			zswb_pinned = true;
+		}
+		/* Armed before anything is marked. */
+		if (!zswb_wb_armed) {
+			zswb_arm(ZSWAP_WB_WRITEBACK, true);
+			zswb_wb_armed = true;
+		}
+		/* Back to live, whether its folios are still in flight or not. */
+		if (percpu_ref_is_zero(&zswb_live))
+			percpu_ref_reinit(&zswb_live);
+		else
+			percpu_ref_resurrect(&zswb_live);
+		zswb_live_on = true;
+	} else if (!async && zswb_live_on) {
+		percpu_ref_kill(&zswb_live);
+		zswb_live_on = false;
+	}
+	/* In atomic mode once dead: zero only when no marked folio is left. */
+	drained = !zswb_live_on && percpu_ref_is_zero(&zswb_live);
+	if ((READ_ONCE(sync_free) || !drained) && !zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
-	} else if (!want && zswb_wb_armed) {
-		/* async_free is off: pairs with zswb_writeback_prepare() */
-		smp_mb();
-		if (atomic_long_read(&zswb_inflight)) {
-			queue_delayed_work(system_wq, &zswb_disarm_work, HZ);
-			return;
-		}
+	} else if (!READ_ONCE(sync_free) && drained && zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, false);
 		zswb_wb_armed = false;
+	}
+	if (drained && zswb_pinned) {
+		/* zswb_prompt_free_exit() waits for this work item to return. */
+		module_put(THIS_MODULE);
+		zswb_pinned = false;
 	}
 }
 
@@ -449,6 +473,12 @@ static void zswb_disarm_workfn(struct work_struct *work)
 	mutex_lock(&zswb_param_mutex);
 	zswb_pf_update();
 	mutex_unlock(&zswb_param_mutex);
+}
+
+/* zswb_live reached zero after a kill: any context, under RCU. */
+static void zswb_live_release(struct percpu_ref *ref)
+{
+	queue_delayed_work(system_wq, &zswb_disarm_work, 0);
 }
 
 static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
@@ -475,6 +505,8 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 	 * Arm before the policy is visible: a writeback already past the
 	 * point's key could mark a folio whose end a CPU not yet patched
 	 * would not offer back, and it would stay off the LRU for good.
+	 * (async_free marks only once zswb_pf_update() made zswb_live live,
+	 * after it armed; sync_free marks nothing but reads the policy.)
 	 */
 	if (on && zswb_registered() && !zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
@@ -512,18 +544,29 @@ int zswb_prompt_free_init(void)
 
 	for_each_possible_cpu(cpu)
 		INIT_DELAYED_WORK(&per_cpu_ptr(&zswb_pcp, cpu)->work, zswb_free_workfn);
+	/* Dead and zero until async_free is on (zswb_pf_update()). */
+	ret = percpu_ref_init(&zswb_live, zswb_live_release, PERCPU_REF_INIT_DEAD,
+			      GFP_KERNEL);
+	if (ret)
+		return ret;
 	/* Per CPU and high priority: the folios are freed where their write ended. */
 	zswb_wq = alloc_workqueue("zswap_wb", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
-	if (!zswb_wq)
-		return -ENOMEM;
+	if (!zswb_wq) {
+		ret = -ENOMEM;
+		goto err_ref;
+	}
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/zswap_wb:online",
 					NULL, zswb_cpu_offline);
-	if (ret < 0) {
-		destroy_workqueue(zswb_wq);
-		return ret;
-	}
+	if (ret < 0)
+		goto err_wq;
 	zswb_cpuhp_state = ret;
 	return 0;
+
+err_wq:
+	destroy_workqueue(zswb_wq);
+err_ref:
+	percpu_ref_exit(&zswb_live);
+	return ret;
 }
 
 /* Arm the writeback point if insmod arguments turned a policy on. */
@@ -534,17 +577,24 @@ void zswb_prompt_free_arm(void)
 
 /*
  * After zswap_wb_unregister(), or when init fails before registering:
- * nothing is marked or queued any more.
+ * nothing is marked or queued any more, and zswb_live is dead and zero
+ * (the module was pinned until it was).
  */
 void zswb_prompt_free_exit(void)
 {
 	int cpu;
 
+	/*
+	 * The release that queued the last disarm may still be returning,
+	 * from a put under RCU or from percpu_ref's own RCU callback.
+	 */
+	rcu_barrier();
 	cancel_delayed_work_sync(&zswb_disarm_work);
 	/* A kick can outlive the folios it was for: the writer freed them. */
 	for_each_possible_cpu(cpu)
 		cancel_delayed_work_sync(&per_cpu_ptr(&zswb_pcp, cpu)->work);
 	cpuhp_remove_state_nocalls(zswb_cpuhp_state);
 	destroy_workqueue(zswb_wq);
-	WARN_ON(atomic_long_read(&zswb_inflight));
+	WARN_ON(zswb_live_on || zswb_pinned || !percpu_ref_is_zero(&zswb_live));
+	percpu_ref_exit(&zswb_live);
 }

@@ -73,8 +73,8 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 
 	written = zswap_shrink_node(memcg, nid, &left);
 	*scanned = budget - left;
-	atomic_long_add(*scanned, &zswb_node_scanned[nid]);
-	atomic_long_add(written, &zswb_node_written[nid]);
+	this_cpu_add(zswb_node_scanned[nid], *scanned);
+	this_cpu_add(zswb_node_written[nid], written);
 	return written;
 }
 

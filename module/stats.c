@@ -10,6 +10,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/log2.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
@@ -18,18 +21,23 @@
 
 #include "zswap_wb.h"
 
-atomic_long_t zswb_stats[NR_ZSWB_STATS];
-/* Folios on the per-CPU lists between writeback end and the work item. */
-atomic_long_t zswb_queue_depth;
-/* The largest queue depth seen since load or reset. */
-atomic_long_t zswb_queue_depth_max;
-/* Marked off-LRU folios whose write is not yet resolved (freed or put back). */
-atomic_long_t zswb_inflight;
-atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
-/* Entries shrink_memcg() scanned on each node (nr_node_ids long). */
-atomic_long_t *zswb_node_scanned;
-/* Entries shrink_memcg() wrote back from each node (nr_node_ids long). */
-atomic_long_t *zswb_node_written;
+DEFINE_PER_CPU(struct zswb_pcpu_stats, zswb_pcpu_stats);
+/* Entries shrink_memcg() scanned on each node (nr_node_ids long, per CPU). */
+unsigned long __percpu *zswb_node_scanned;
+/* Entries shrink_memcg() wrote back from each node (nr_node_ids long, per CPU). */
+unsigned long __percpu *zswb_node_written;
+
+/*
+ * Reset takes a snapshot instead of writing other CPUs' counters: a
+ * counter reads as its sum less its value at the last reset. Under
+ * zswb_stats_mutex, with every reader. The maximum restarts through a
+ * generation that each CPU compares with its own before it updates it.
+ */
+static DEFINE_MUTEX(zswb_stats_mutex);
+static unsigned long zswb_base[NR_ZSWB_STATS];
+static unsigned long zswb_lat_base[ZSWB_LAT_BUCKETS];
+static unsigned long *zswb_node_base;	/* scanned, then written: 2 x nr_node_ids */
+static unsigned long zswb_drain_gen;
 
 static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
 	[ZSWB_WRITTEN_BACK]	= "written_back",
@@ -54,28 +62,109 @@ static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
 
 static struct dentry *zswb_debugfs_root;
 
-/* Count a writeback-end-to-free time in its power-of-two microsecond bucket. */
-void zswb_record_latency(u64 ns)
+static unsigned long zswb_sum(size_t off)
 {
-	u64 us = div_u64(ns, NSEC_PER_USEC);
-	unsigned int b = us ? ilog2(us) : 0;
+	unsigned long sum = 0;
+	int cpu;
 
-	atomic_long_inc(&zswb_free_latency[min(b, ZSWB_LAT_BUCKETS - 1)]);
+	for_each_possible_cpu(cpu)
+		sum += *(unsigned long *)((char *)per_cpu_ptr(&zswb_pcpu_stats, cpu) + off);
+	return sum;
+}
+
+#define ZSWB_SUM(field) zswb_sum(offsetof(struct zswb_pcpu_stats, field))
+
+static unsigned long zswb_node_sum(unsigned long __percpu *arr, int nid)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(arr, cpu)[nid];
+	return sum;
+}
+
+/* A gauge: what went up less what went down, never below 0 when read. */
+static unsigned long zswb_gauge(unsigned long up, unsigned long down)
+{
+	long v = (long)(up - down);
+
+	return v > 0 ? v : 0;
+}
+
+/* Each value shown, by name; a debugfs file holds its index as data. */
+enum {
+	ZSWB_QUEUE_DEPTH = NR_ZSWB_STATS,
+	ZSWB_QUEUE_DEPTH_MAX,
+	ZSWB_INFLIGHT,
+	ZSWB_NODE_SCANNED,	/* + 2 * nid */
+};
+
+/* The value of @id (a counter, a gauge or a node counter). Under the mutex. */
+static unsigned long zswb_value(unsigned long id)
+{
+	unsigned long max = 0;
+	int cpu, nid;
+
+	lockdep_assert_held(&zswb_stats_mutex);
+	if (id < NR_ZSWB_STATS)
+		return ZSWB_SUM(count[id]) - zswb_base[id];
+	switch (id) {
+	case ZSWB_QUEUE_DEPTH:
+		return zswb_gauge(ZSWB_SUM(queued), ZSWB_SUM(taken));
+	case ZSWB_INFLIGHT:
+		return zswb_gauge(ZSWB_SUM(marked), ZSWB_SUM(taken));
+	case ZSWB_QUEUE_DEPTH_MAX:
+		for_each_possible_cpu(cpu) {
+			struct zswb_pcpu_stats *st = per_cpu_ptr(&zswb_pcpu_stats, cpu);
+
+			if (READ_ONCE(st->drain_gen) == zswb_drain_gen)
+				max = max(max, READ_ONCE(st->drain_max));
+		}
+		return max;
+	}
+	id -= ZSWB_NODE_SCANNED;
+	nid = id / 2;
+	if (id & 1)
+		return zswb_node_sum(zswb_node_written, nid) - zswb_node_base[nr_node_ids + nid];
+	return zswb_node_sum(zswb_node_scanned, nid) - zswb_node_base[nid];
+}
+
+static unsigned long zswb_latency(int i)
+{
+	return ZSWB_SUM(latency[i]) - zswb_lat_base[i];
+}
+
+/*
+ * A drain on this CPU took @nr folios off a list: the longest list seen
+ * since load or reset. Preemption is off; only this CPU writes its words.
+ */
+void zswb_note_drain(unsigned long nr)
+{
+	struct zswb_pcpu_stats *st = this_cpu_ptr(&zswb_pcpu_stats);
+	unsigned long gen = READ_ONCE(zswb_drain_gen);
+
+	if (st->drain_gen != gen) {
+		WRITE_ONCE(st->drain_max, 0);
+		WRITE_ONCE(st->drain_gen, gen);
+	}
+	if (nr > st->drain_max)
+		WRITE_ONCE(st->drain_max, nr);
 }
 
 /* The upper bound in us of the bucket holding the @pct percentile, or 0. */
-static unsigned long zswb_latency_pct(unsigned int pct)
+static unsigned long zswb_latency_pct(const unsigned long *lat, unsigned int pct)
 {
 	unsigned long total = 0, seen = 0, want;
 	int i;
 
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		total += atomic_long_read(&zswb_free_latency[i]);
+		total += lat[i];
 	if (!total)
 		return 0;
 	want = DIV_ROUND_UP(total * pct, 100);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++) {
-		seen += atomic_long_read(&zswb_free_latency[i]);
+		seen += lat[i];
 		if (seen >= want)
 			break;
 	}
@@ -84,22 +173,25 @@ static unsigned long zswb_latency_pct(unsigned int pct)
 
 static int zswb_stats_show(struct seq_file *m, void *v)
 {
+	unsigned long lat[ZSWB_LAT_BUCKETS];
 	int i;
 
+	mutex_lock(&zswb_stats_mutex);
 	for (i = 0; i < NR_ZSWB_STATS; i++)
-		seq_printf(m, "%s %ld\n", zswb_stat_names[i],
-			   atomic_long_read(&zswb_stats[i]));
-	seq_printf(m, "queue_depth %ld\n", atomic_long_read(&zswb_queue_depth));
-	seq_printf(m, "queue_depth_max %ld\n",
-		   atomic_long_read(&zswb_queue_depth_max));
-	seq_printf(m, "inflight %ld\n", atomic_long_read(&zswb_inflight));
-	seq_printf(m, "free_latency_p50_us %lu\n", zswb_latency_pct(50));
-	seq_printf(m, "free_latency_p99_us %lu\n", zswb_latency_pct(99));
-	seq_printf(m, "free_latency_max_us %lu\n", zswb_latency_pct(100));
+		seq_printf(m, "%s %lu\n", zswb_stat_names[i], zswb_value(i));
+	seq_printf(m, "queue_depth %lu\n", zswb_value(ZSWB_QUEUE_DEPTH));
+	seq_printf(m, "queue_depth_max %lu\n", zswb_value(ZSWB_QUEUE_DEPTH_MAX));
+	seq_printf(m, "inflight %lu\n", zswb_value(ZSWB_INFLIGHT));
+	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
+		lat[i] = zswb_latency(i);
+	seq_printf(m, "free_latency_p50_us %lu\n", zswb_latency_pct(lat, 50));
+	seq_printf(m, "free_latency_p99_us %lu\n", zswb_latency_pct(lat, 99));
+	seq_printf(m, "free_latency_max_us %lu\n", zswb_latency_pct(lat, 100));
 	for_each_node(i)
-		seq_printf(m, "shrink_scanned_node%d %ld\nshrink_written_node%d %ld\n",
-			   i, atomic_long_read(&zswb_node_scanned[i]),
-			   i, atomic_long_read(&zswb_node_written[i]));
+		seq_printf(m, "shrink_scanned_node%d %lu\nshrink_written_node%d %lu\n",
+			   i, zswb_value(ZSWB_NODE_SCANNED + 2 * i),
+			   i, zswb_value(ZSWB_NODE_SCANNED + 2 * i + 1));
+	mutex_unlock(&zswb_stats_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_stats);
@@ -108,16 +200,19 @@ static int zswb_latency_show(struct seq_file *m, void *v)
 {
 	int i;
 
+	mutex_lock(&zswb_stats_mutex);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		seq_printf(m, "%lu %ld\n", 2UL << i,
-			   atomic_long_read(&zswb_free_latency[i]));
+		seq_printf(m, "%lu %lu\n", 2UL << i, zswb_latency(i));
+	mutex_unlock(&zswb_stats_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_latency);
 
 static int zswb_counter_get(void *data, u64 *val)
 {
-	*val = atomic_long_read(data);
+	mutex_lock(&zswb_stats_mutex);
+	*val = zswb_value((unsigned long)data);
+	mutex_unlock(&zswb_stats_mutex);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(zswb_counter_fops, zswb_counter_get, NULL, "%llu\n");
@@ -134,15 +229,17 @@ static ssize_t zswb_reset_write(struct file *file, const char __user *buf,
 	if (!reset)
 		return -EINVAL;
 	/* Gauges describe the present and are not reset, except the maximum. */
+	mutex_lock(&zswb_stats_mutex);
 	for (i = 0; i < NR_ZSWB_STATS; i++)
-		atomic_long_set(&zswb_stats[i], 0);
+		zswb_base[i] = ZSWB_SUM(count[i]);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		atomic_long_set(&zswb_free_latency[i], 0);
+		zswb_lat_base[i] = ZSWB_SUM(latency[i]);
 	for_each_node(i) {
-		atomic_long_set(&zswb_node_scanned[i], 0);
-		atomic_long_set(&zswb_node_written[i], 0);
+		zswb_node_base[i] = zswb_node_sum(zswb_node_scanned, i);
+		zswb_node_base[nr_node_ids + i] = zswb_node_sum(zswb_node_written, i);
 	}
-	atomic_long_set(&zswb_queue_depth_max, atomic_long_read(&zswb_queue_depth));
+	WRITE_ONCE(zswb_drain_gen, zswb_drain_gen + 1);
+	mutex_unlock(&zswb_stats_mutex);
 	return len;
 }
 
@@ -153,36 +250,43 @@ static const struct file_operations zswb_reset_fops = {
 	.llseek	= noop_llseek,
 };
 
+static void zswb_stats_free(void)
+{
+	free_percpu(zswb_node_scanned);
+	free_percpu(zswb_node_written);
+	kfree(zswb_node_base);
+}
+
+static void zswb_debugfs_value(const char *name, unsigned long id)
+{
+	debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root, (void *)id,
+				   &zswb_counter_fops);
+}
+
 int zswb_stats_init(void)
 {
+	size_t size = nr_node_ids * sizeof(unsigned long);
 	char name[32];
 	int i;
 
-	zswb_node_scanned = kcalloc(nr_node_ids, sizeof(*zswb_node_scanned), GFP_KERNEL);
-	zswb_node_written = kcalloc(nr_node_ids, sizeof(*zswb_node_written), GFP_KERNEL);
-	if (!zswb_node_scanned || !zswb_node_written) {
-		kfree(zswb_node_scanned);
-		kfree(zswb_node_written);
+	zswb_node_scanned = __alloc_percpu(size, __alignof__(unsigned long));
+	zswb_node_written = __alloc_percpu(size, __alignof__(unsigned long));
+	zswb_node_base = kcalloc(2 * nr_node_ids, sizeof(*zswb_node_base), GFP_KERNEL);
+	if (!zswb_node_scanned || !zswb_node_written || !zswb_node_base) {
+		zswb_stats_free();
 		return -ENOMEM;
 	}
 	zswb_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	for (i = 0; i < NR_ZSWB_STATS; i++)
-		debugfs_create_file_unsafe(zswb_stat_names[i], 0400,
-					   zswb_debugfs_root, &zswb_stats[i],
-					   &zswb_counter_fops);
-	debugfs_create_file_unsafe("queue_depth", 0400, zswb_debugfs_root,
-				   &zswb_queue_depth, &zswb_counter_fops);
-	debugfs_create_file_unsafe("queue_depth_max", 0400, zswb_debugfs_root,
-				   &zswb_queue_depth_max, &zswb_counter_fops);
-	debugfs_create_file_unsafe("inflight", 0400, zswb_debugfs_root,
-				   &zswb_inflight, &zswb_counter_fops);
+		zswb_debugfs_value(zswb_stat_names[i], i);
+	zswb_debugfs_value("queue_depth", ZSWB_QUEUE_DEPTH);
+	zswb_debugfs_value("queue_depth_max", ZSWB_QUEUE_DEPTH_MAX);
+	zswb_debugfs_value("inflight", ZSWB_INFLIGHT);
 	for_each_node(i) {
 		snprintf(name, sizeof(name), "shrink_scanned_node%d", i);
-		debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
-					   &zswb_node_scanned[i], &zswb_counter_fops);
+		zswb_debugfs_value(name, ZSWB_NODE_SCANNED + 2 * i);
 		snprintf(name, sizeof(name), "shrink_written_node%d", i);
-		debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
-					   &zswb_node_written[i], &zswb_counter_fops);
+		zswb_debugfs_value(name, ZSWB_NODE_SCANNED + 2 * i + 1);
 	}
 	debugfs_create_file("stats", 0400, zswb_debugfs_root, NULL,
 			    &zswb_stats_fops);
@@ -196,6 +300,5 @@ int zswb_stats_init(void)
 void zswb_stats_exit(void)
 {
 	debugfs_remove_recursive(zswb_debugfs_root);
-	kfree(zswb_node_scanned);
-	kfree(zswb_node_written);
+	zswb_stats_free();
 }

@@ -11,6 +11,7 @@
 #define _ZSWAP_WB_H
 
 #include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
@@ -20,7 +21,7 @@ enum zswb_stat_item {
 	ZSWB_WRITTEN_BACK,	/* folios written back while the backend was armed */
 	ZSWB_FREED_SYNC,	/* freed right after a synchronous write */
 	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
-	ZSWB_RACED,		/* claimed by a swapin (mapped, or out of the swap cache), put back */
+	ZSWB_RACED,		/* claimed by a swapin (mapped, or out of swap cache), put back */
 	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, never mapped, put back */
 	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
 	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU (0: needs no memory) */
@@ -38,26 +39,45 @@ enum zswb_stat_item {
 	NR_ZSWB_STATS,
 };
 
-extern atomic_long_t zswb_stats[NR_ZSWB_STATS];
+/* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
+#define ZSWB_LAT_BUCKETS 24
+
+/*
+ * Every counter and gauge is per CPU, written only by its CPU with
+ * this_cpu operations (no lock prefix, safe against interrupts) and
+ * summed when read (stats.c), as count_vm_event() does: a writeback end,
+ * a fault or a shrink call touches no cache line that other CPUs write.
+ * A gauge is the difference of two sums: a folio queued on one CPU and
+ * freed on another counts up here and down there.
+ */
+struct zswb_pcpu_stats {
+	unsigned long count[NR_ZSWB_STATS];
+	unsigned long latency[ZSWB_LAT_BUCKETS];
+	unsigned long marked;	/* folios marked (async_free) on this CPU */
+	unsigned long queued;	/* folios put on this CPU's list */
+	unsigned long taken;	/* folios taken off a list (any CPU's), so resolved, here */
+	unsigned long drain_max; /* the most folios one drain on this CPU took */
+	unsigned long drain_gen; /* the reset generation drain_max belongs to */
+};
+
+DECLARE_PER_CPU(struct zswb_pcpu_stats, zswb_pcpu_stats);
 
 static inline void zswb_count(enum zswb_stat_item item)
 {
-	atomic_long_inc(&zswb_stats[item]);
+	this_cpu_inc(zswb_pcpu_stats.count[item]);
 }
 
-/* Gauges of the deferred free, read by stats.c. */
-extern atomic_long_t zswb_queue_depth;
-extern atomic_long_t zswb_queue_depth_max;
-extern atomic_long_t zswb_inflight;
+static inline void zswb_count_add(enum zswb_stat_item item, unsigned long nr)
+{
+	this_cpu_add(zswb_pcpu_stats.count[item], nr);
+}
 
-/* Entries scanned and written back by shrink_memcg(), per node. */
-extern atomic_long_t *zswb_node_scanned;
-extern atomic_long_t *zswb_node_written;
+/* Entries scanned and written back by shrink_memcg(), per node and CPU. */
+extern unsigned long __percpu *zswb_node_scanned;
+extern unsigned long __percpu *zswb_node_written;
 
-/* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
-#define ZSWB_LAT_BUCKETS 24
-extern atomic_long_t zswb_free_latency[ZSWB_LAT_BUCKETS];
-void zswb_record_latency(u64 ns);
+/* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
+void zswb_note_drain(unsigned long nr);
 
 /* main.c */
 extern struct mutex zswb_param_mutex;
