@@ -258,10 +258,18 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 {
 	if (sync)
 		return;
-	/* Dead once async_free is off: then the folio is not marked. */
-	if (!percpu_ref_tryget_live(&zswb_live))
-		return;
+	/*
+	 * Counted before the tryget, so that a reader of "inflight" after
+	 * async_free went off sees a folio that a tryget still marks (one
+	 * that saw zswb_live live just before the kill). Dead once
+	 * async_free is off: then the folio is not marked, and counts as
+	 * taken at once.
+	 */
 	this_cpu_inc(zswb_pcpu_stats.marked);
+	if (!percpu_ref_tryget_live(&zswb_live)) {
+		this_cpu_inc(zswb_pcpu_stats.taken);
+		return;
+	}
 	/* Its write is not submitted yet: no end can read the word. */
 	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED));
 }
@@ -424,17 +432,21 @@ static int zswb_cpu_offline(unsigned int cpu)
  * zswb_param_mutex held; while folios are in flight, the release of
  * zswb_live runs zswb_disarm_work, which calls this again.
  */
-static void zswb_pf_update(void)
+static int zswb_pf_update(void)
 {
 	bool async = READ_ONCE(async_free), drained;
 
 	lockdep_assert_held(&zswb_param_mutex);
 	if (!zswb_registered())
-		return;
+		return 0;
 	if (async && !zswb_live_on) {
-		/* Pinned until every folio it marks is resolved. */
+		/*
+		 * Pinned until every folio it marks is resolved. A write that
+		 * races with rmmod finds the module going: nothing is marked.
+		 */
 		if (!zswb_pinned) {
-			__module_get(THIS_MODULE);
+			if (!try_module_get(THIS_MODULE))
+				return -EBUSY;
 			zswb_pinned = true;
 		}
 		/* Armed before anything is marked. */
@@ -466,11 +478,13 @@ static void zswb_pf_update(void)
 		module_put(THIS_MODULE);
 		zswb_pinned = false;
 	}
+	return 0;
 }
 
 static void zswb_disarm_workfn(struct work_struct *work)
 {
 	mutex_lock(&zswb_param_mutex);
+	/* Only turning the policy on can fail, and this does not. */
 	zswb_pf_update();
 	mutex_unlock(&zswb_param_mutex);
 }
@@ -483,7 +497,7 @@ static void zswb_live_release(struct percpu_ref *ref)
 
 static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 {
-	bool on;
+	bool on, was;
 	int ret;
 
 	ret = zswb_parse_bool(val, &on);
@@ -512,10 +526,17 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
 	}
+	was = *(bool *)kp->arg;
 	WRITE_ONCE(*(bool *)kp->arg, on);
-	zswb_pf_update();
+	ret = zswb_pf_update();
+	if (ret) {
+		/* rmmod has begun: the policy stays as it was. */
+		WRITE_ONCE(*(bool *)kp->arg, was);
+		zswb_pf_update();
+		pr_err("%s: the module is being unloaded\n", kp->name);
+	}
 	mutex_unlock(&zswb_param_mutex);
-	return 0;
+	return ret;
 }
 
 static const struct kernel_param_ops zswb_free_param_ops = {
@@ -569,10 +590,13 @@ err_ref:
 	return ret;
 }
 
-/* Arm the writeback point if insmod arguments turned a policy on. */
+/*
+ * Arm the writeback point if insmod arguments turned a policy on. The
+ * module is coming, not going: taking its reference cannot fail.
+ */
 void zswb_prompt_free_arm(void)
 {
-	zswb_pf_update();
+	WARN_ON_ONCE(zswb_pf_update());
 }
 
 /*

@@ -103,17 +103,27 @@ enum {
 /* The value of @id (a counter, a gauge or a node counter). Under the mutex. */
 static unsigned long zswb_value(unsigned long id)
 {
-	unsigned long max = 0;
+	unsigned long max = 0, down;
 	int cpu, nid;
 
 	lockdep_assert_held(&zswb_stats_mutex);
 	if (id < NR_ZSWB_STATS)
 		return ZSWB_SUM(count[id]) - zswb_base[id];
 	switch (id) {
+	/*
+	 * What went down first: each folio is counted up before it is
+	 * counted down, so a sum of ups read after the sum of downs covers
+	 * every down seen, and a gauge never reads below the truth (a wait
+	 * for 0 does not end early).
+	 */
 	case ZSWB_QUEUE_DEPTH:
-		return zswb_gauge(ZSWB_SUM(queued), ZSWB_SUM(taken));
+		down = ZSWB_SUM(taken);
+		smp_rmb();	/* the downs before the ups */
+		return zswb_gauge(ZSWB_SUM(queued), down);
 	case ZSWB_INFLIGHT:
-		return zswb_gauge(ZSWB_SUM(marked), ZSWB_SUM(taken));
+		down = ZSWB_SUM(taken);
+		smp_rmb();	/* the downs before the ups */
+		return zswb_gauge(ZSWB_SUM(marked), down);
 	case ZSWB_QUEUE_DEPTH_MAX:
 		for_each_possible_cpu(cpu) {
 			struct zswb_pcpu_stats *st = per_cpu_ptr(&zswb_pcpu_stats, cpu);

@@ -53,9 +53,9 @@ enum zswb_stat_item {
 struct zswb_pcpu_stats {
 	unsigned long count[NR_ZSWB_STATS];
 	unsigned long latency[ZSWB_LAT_BUCKETS];
-	unsigned long marked;	/* folios marked (async_free) on this CPU */
+	unsigned long marked;	/* async folios offered for marking on this CPU */
 	unsigned long queued;	/* folios put on this CPU's list */
-	unsigned long taken;	/* folios taken off a list (any CPU's), so resolved, here */
+	unsigned long taken;	/* taken off a list (so resolved), or not marked, here */
 	unsigned long drain_max; /* the most folios one drain on this CPU took */
 	unsigned long drain_gen; /* the reset generation drain_max belongs to */
 };
