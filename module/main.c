@@ -117,8 +117,8 @@ void zswb_arm(enum zswap_wb_point point, bool armed)
 /*
  * Build everything that can fail first, register last, then arm: once the
  * backend is registered the kernel can call in, and a failed init could not
- * wait for those callers (try_module_get() succeeds on a module that is
- * still coming). Nothing after zswap_wb_register() can fail.
+ * wait for those callers (the hook calls in whatever the module's state).
+ * Nothing after zswap_wb_register() can fail.
  */
 static int __init zswb_init(void)
 {
@@ -152,9 +152,10 @@ err_stats:
 }
 
 /*
- * No marked folio is in flight here: each one holds a module reference.
- * Unregistering disarms every point and waits for callers under RCU;
- * callers that can sleep held a module reference, so none is left.
+ * No marked folio is in flight here: the module holds a reference on
+ * itself while async_free is on or any is. Unregistering disarms every
+ * point and waits for callers under RCU and under the hook's SRCU (those
+ * that can sleep), so none is left.
  */
 static void __exit zswb_exit(void)
 {

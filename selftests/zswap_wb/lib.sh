@@ -240,9 +240,10 @@ test_cleanup() {
 	return 0
 }
 
-# unload: rmmod zswap_wb, retrying for up to 10 s: under load a shrink or
-# writeback call in progress holds a module reference for a moment, and
-# rmmod does not wait for it (O_NONBLOCK), as zswbctl unload retries too.
+# unload: rmmod zswap_wb, retrying for up to 10 s: once async_free is off
+# and its last folio resolved, a work item drops the module's reference
+# on itself a moment later, and rmmod does not wait for it (O_NONBLOCK),
+# as zswbctl unload retries too.
 unload() {
 	t=0
 	while ! rmmod zswap_wb 2>/dev/null; do
