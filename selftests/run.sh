@@ -15,7 +15,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings checkpatch zswbctl patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden"
+ALL="build-warnings hot-paths checkpatch zswbctl patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -39,6 +39,46 @@ suite_build_warnings() {
 		ktap_test_pass "module passes sparse (C=2), no warning"
 	else
 		sed 's/^/# /' "$out/sparse.log"; ktap_test_fail "module passes sparse (C=2), no warning"
+	fi
+}
+
+# The hot paths write no shared global with a locked instruction: every
+# counter and gauge is per CPU (this_cpu ops carry no lock prefix). A lock
+# prefix (or xchg, locked implicitly) on a %rip-relative operand is an
+# atomic on a global of the module or the kernel; the ones left work on
+# the folio being handled or on a per-CPU llist head. Read off the built
+# module and vmlinux (design.rst, "Per CPU").
+ZSWB_HOT_MODULE="zswb_writeback_end zswb_writeback_prepare zswb_writeback_issued zswb_alloc_off_lru zswb_queue zswb_finish zswb_drain zswb_free_workfn zswb_shrink_memcg zswb_walk zswb_readahead_skip"
+ZSWB_HOT_KERNEL="__zswap_wb_end_writeback __zswap_wb_readahead_skip folio_end_writeback"
+hot_locked_globals() {
+	local obj=$1 fn
+	shift
+	for fn in "$@"; do
+		objdump -d --no-show-raw-insn --disassemble="$fn" "$obj" 2>/dev/null |
+			grep -E "^ +[0-9a-f]+:" | grep -E "(lock |xchg ).*\(%rip\)" | sed "s/^/$fn: /"
+	done
+}
+suite_hot_paths() {
+	local ko=$ZSWB_TOP/module/zswap_wb.ko found fn
+	ktap_print_header
+	ktap_set_plan 2
+	found=0
+	for fn in $ZSWB_HOT_MODULE; do
+		objdump -d --disassemble="$fn" "$ko" 2>/dev/null | grep -q "<$fn>:" && found=$((found + 1))
+	done
+	hot_locked_globals "$ko" $ZSWB_HOT_MODULE > "$out/hot.log"
+	if [ "$found" -ge 5 ] && [ ! -s "$out/hot.log" ]; then
+		ktap_test_pass "module hot paths: no locked instruction on a global ($found functions)"
+	else
+		sed 's/^/# /' "$out/hot.log"
+		ktap_test_fail "module hot paths: no locked instruction on a global ($found functions)"
+	fi
+	hot_locked_globals "$ZSWB_OBJ/vmlinux" $ZSWB_HOT_KERNEL > "$out/hotk.log"
+	if [ -f "$ZSWB_OBJ/vmlinux" ] && [ ! -s "$out/hotk.log" ]; then
+		ktap_test_pass "hook hot paths in vmlinux: no locked instruction on a global"
+	else
+		sed 's/^/# /' "$out/hotk.log"
+		ktap_test_fail "hook hot paths in vmlinux: no locked instruction on a global"
 	fi
 }
 
@@ -101,7 +141,7 @@ vm_group() {
 	local log=$out/vm-$1.log envs
 	# The workload sizes (ZSWB_TEST_*) go to the guest's environment.
 	envs=$(env | grep -E '^ZSWB_TEST_[A-Z_]+=[0-9A-Za-z]+$' | tr '\n' ' ')
-	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --mem "${ZSWB_VM_MEM:-2048}" \
+	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --mem "${ZSWB_VM_MEM:-2048}" --smp "${ZSWB_VM_SMP:-2}" \
 		--append "${ZSWB_VM_APPEND:-}" --cmd "$envs/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
@@ -124,6 +164,7 @@ suite_vm_write_errors() { vm_group write-errors; }
 suite_vm_shrink() { vm_group shrink; }
 suite_vm_readahead() { vm_group readahead; }
 suite_vm_harden() { vm_group harden; }
+suite_vm_smp() { ZSWB_VM_SMP=8 vm_group smp; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
 . "$ZSWB_TOP/selftests/ktap.sh"

@@ -5,7 +5,7 @@
 #
 #   tools/vm/run.sh [options] [--script FILE | --cmd 'COMMANDS' | --shell]
 #
-# The VM has 2 vCPUs in 2 NUMA nodes and three disks for swap: a virtio-blk
+# The VM has 2 vCPUs (--smp) in 2 NUMA nodes and three disks for swap: a virtio-blk
 # disk (/dev/vda), an NVMe disk (/dev/nvme0n1) and an ext4 disk (/dev/vdb)
 # for a swap file; zram and brd are in the guest kernel. The guest's exit
 # status becomes ours; a guest that runs past --timeout is killed and the
@@ -17,6 +17,8 @@
 #
 # Options:
 #   --mem MiB        guest RAM, split between the nodes (default 2048)
+#   --smp N          N vCPUs, an even number from 2 to 16, half on each node
+#                    (default 2)
 #   --timeout S      kill the guest after S seconds (default 900)
 #   --append ARGS    extra kernel command line
 #   --accel A        auto (default: probe KVM, fall back to TCG), kvm or tcg
@@ -49,13 +51,14 @@
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 
-mem=2048 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024 icount=""
+mem=2048 smp=2 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024 icount=""
 script="" cmd="" shell=0 stdin=/dev/null fg=""
 kernel="" rootfs="" overlay="" payload="" init=auto
 usage() { sed -n '4,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--accel) [ -n "${ZSWB_ACCEL:-}" ] || accel=$2; shift 2 ;;
@@ -76,6 +79,10 @@ while [ $# -gt 0 ]; do
 done
 case "$mem" in ''|*[!0-9]*) zswb_die "--mem takes MiB, got '$mem'" ;; esac
 [ "$mem" -ge 256 ] || zswb_die "--mem must be at least 256 MiB"
+case "$smp" in 2|4|6|8|10|12|14|16) ;; *) zswb_die "--smp takes an even number of vCPUs from 2 to 16, got '$smp'" ;; esac
+# Half of the vCPUs on each node: "0" and "1" for 2, "0-3" and "4-7" for 8.
+node0_cpus=0 node1_cpus=$((smp / 2))
+[ "$smp" = 2 ] || node0_cpus=0-$((smp / 2 - 1)) node1_cpus=$((smp / 2))-$((smp - 1))
 case "$timeout" in ''|*[!0-9]*) zswb_die "--timeout takes seconds, got '$timeout'" ;; esac
 case "$accel" in auto|kvm|tcg) ;; *) zswb_die "--accel is auto, kvm or tcg, got '$accel'" ;; esac
 case "$icount" in
@@ -215,11 +222,11 @@ boot() {
 	fi
 	set +e
 	# shellcheck disable=SC2086
-	timeout $fg -k 5 "$((t + 15))" qemu-system-x86_64 $accargs -m "$mem" -smp 2,sockets=2,cores=1,threads=1 \
+	timeout $fg -k 5 "$((t + 15))" qemu-system-x86_64 $accargs -m "$mem" -smp $smp,sockets=2,cores=$((smp / 2)),threads=1 \
 		-object memory-backend-ram,id=m0,size=${half}M \
 		-object memory-backend-ram,id=m1,size=$((mem - half))M \
-		-numa node,nodeid=0,cpus=0,memdev=m0 \
-		-numa node,nodeid=1,cpus=1,memdev=m1 \
+		-numa node,nodeid=0,cpus=$node0_cpus,memdev=m0 \
+		-numa node,nodeid=1,cpus=$node1_cpus,memdev=m1 \
 		-kernel "$kernel" $bootargs \
 		-append "console=ttyS0 panic=-1 loglevel=5 $watchdogs $paging $cmdline $append" \
 		-drive file="$work/vda.img",if=none,id=d0,format=raw,cache=unsafe \
