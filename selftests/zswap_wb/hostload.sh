@@ -112,24 +112,27 @@ hostload_start() {
 	echo 100 > /proc/sys/vm/compaction_proactiveness
 	awk '$1 == "compact_migrate_scanned" || $1 == "thp_collapse_alloc" ||
 	     $1 == "compact_isolated" { print $1, $2 }' /proc/vmstat > $HOSTLOAD_DIR/vmstat.start
-	hostload_loop kpage 0.3 hostload_kpage &
-	echo $! >> $HOSTLOAD_DIR/pids
-	hostload_loop compact 1 hostload_compact &
-	echo $! >> $HOSTLOAD_DIR/pids
+	# Each part is started from a subshell that exits at once, so that it
+	# is not a child of the test shell: a test's bare "wait" waits for its
+	# own jobs only.
+	(hostload_loop kpage 0.3 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
+	(hostload_loop compact 1 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
 	if [ -r /sys/kernel/debug/page_owner ] && head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
-		hostload_loop page_owner 10 hostload_page_owner &
-		echo $! >> $HOSTLOAD_DIR/pids
+		(hostload_loop page_owner 10 hostload_page_owner & echo $! >> $HOSTLOAD_DIR/pids)
 	fi
 	hostload_damon_start && echo on > $HOSTLOAD_DIR/damon
 	if [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
 		mkdir -p $CG_ROOT/$HOSTLOAD_CG
 		echo 96M > $CG_ROOT/$HOSTLOAD_CG/memory.max
-		cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1 &
+		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1
+		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	else
 		# No memcg (cgroup_disable=memory): the tenant runs in the root.
-		hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1 &
+		( (sh -c 'echo $$ > "$0"; exec hostmem --region 4 --sleep-ms 100' \
+			$HOSTLOAD_DIR/hostmem.pid > $HOSTLOAD_DIR/hostmem.out 2>&1
+		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	fi
-	echo $! > $HOSTLOAD_DIR/hostmem.pid
+	echo started > $HOSTLOAD_DIR/started
 	return 0
 }
 
@@ -143,7 +146,7 @@ hostload_vmstat() {
 hostload_stop() {
 	local pid kpage compact owner tried hm scanned collapsed f d
 	hostload_enabled || return 4
-	[ -f $HOSTLOAD_DIR/hostmem.pid ] || { echo "# the host load was not started"; return 1; }
+	[ -f $HOSTLOAD_DIR/started ] || { echo "# the host load was not started"; return 1; }
 	for pid in $(cat $HOSTLOAD_DIR/pids); do
 		kill "$pid" 2>/dev/null
 	done
@@ -153,8 +156,12 @@ hostload_stop() {
 	else
 		kill -TERM "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
 	fi
-	wait "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
-	hm=$?
+	w=0
+	while [ ! -s $HOSTLOAD_DIR/hostmem.rc ] && [ $w -lt 300 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	hm=$(cat $HOSTLOAD_DIR/hostmem.rc 2>/dev/null || echo none)
 	tried=0
 	[ -f $HOSTLOAD_DIR/damon ] && tried=$(hostload_damon_stop)
 	kpage=$(cat $HOSTLOAD_DIR/kpage 2>/dev/null || echo 0)
