@@ -20,7 +20,9 @@
 #   - hostmem, in a memcg of its own that it never fills: huge pages
 #     faulted, collapsed, split by copy on write, freed.
 #
-# ZSWB_TEST_HOSTLOAD=0 runs a group without it.
+# ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
+# lists parts to leave out (kpage compact thp damon page_owner tenant),
+# to find which one a test is sensitive to; the last test then fails.
 
 HOSTLOAD_DIR=/tmp/hostload
 HOSTLOAD_CG=hostload
@@ -29,6 +31,11 @@ THP=/sys/kernel/mm/transparent_hugepage
 
 hostload_enabled() {
 	[ "${ZSWB_TEST_HOSTLOAD:-1}" != 0 ]
+}
+
+# hostload_part NAME: NAME is not in ZSWB_TEST_HOSTLOAD_SKIP.
+hostload_part() {
+	case " ${ZSWB_TEST_HOSTLOAD_SKIP:-} " in *" $1 "*) return 1 ;; esac
 }
 
 # hostload_loop NAME SLEEP CMD...: run CMD, count it in $HOSTLOAD_DIR/NAME,
@@ -94,6 +101,19 @@ hostload_damon_stop() {
 	echo 0 > $DAMON_ADMIN/kdamonds/nr_kdamonds 2>/dev/null
 }
 
+# hostload_damon_pause, hostload_damon_resume: the DAMON monitor off for
+# one test, and back on (test_cleanup resumes it after every test).
+hostload_damon_pause() {
+	[ -f $HOSTLOAD_DIR/damon ] && echo off > $DAMON_ADMIN/kdamonds/0/state 2>/dev/null
+	return 0
+}
+
+hostload_damon_resume() {
+	[ -f $HOSTLOAD_DIR/damon ] && [ "$(cat $DAMON_ADMIN/kdamonds/0/state 2>/dev/null)" = off ] &&
+		echo on > $DAMON_ADMIN/kdamonds/0/state
+	return 0
+}
+
 # hostload_start: start everything above in the background.
 hostload_start() {
 	hostload_enabled || return 0
@@ -106,22 +126,28 @@ hostload_start() {
 	cat /proc/sys/vm/compaction_proactiveness > $HOSTLOAD_DIR/saved.proactiveness
 	echo madvise > $THP/enabled
 	echo madvise > $THP/defrag
-	echo 100 > $THP/khugepaged/scan_sleep_millisecs
-	echo 100 > $THP/khugepaged/alloc_sleep_millisecs
-	echo 4096 > $THP/khugepaged/pages_to_scan
-	echo 100 > /proc/sys/vm/compaction_proactiveness
+	if hostload_part thp; then
+		echo 100 > $THP/khugepaged/scan_sleep_millisecs
+		echo 100 > $THP/khugepaged/alloc_sleep_millisecs
+		echo 4096 > $THP/khugepaged/pages_to_scan
+	fi
+	hostload_part compact && echo 100 > /proc/sys/vm/compaction_proactiveness
 	awk '$1 == "compact_migrate_scanned" || $1 == "thp_collapse_alloc" ||
 	     $1 == "compact_isolated" { print $1, $2 }' /proc/vmstat > $HOSTLOAD_DIR/vmstat.start
 	# Each part is started from a subshell that exits at once, so that it
 	# is not a child of the test shell: a test's bare "wait" waits for its
 	# own jobs only.
-	(hostload_loop kpage 0.3 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
-	(hostload_loop compact 1 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
-	if [ -r /sys/kernel/debug/page_owner ] && head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
+	: > $HOSTLOAD_DIR/pids
+	hostload_part kpage && (hostload_loop kpage 0.3 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
+	hostload_part compact && (hostload_loop compact 1 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
+	if hostload_part page_owner && [ -r /sys/kernel/debug/page_owner ] &&
+	   head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
 		(hostload_loop page_owner 10 hostload_page_owner & echo $! >> $HOSTLOAD_DIR/pids)
 	fi
-	hostload_damon_start && echo on > $HOSTLOAD_DIR/damon
-	if [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
+	hostload_part damon && hostload_damon_start && echo on > $HOSTLOAD_DIR/damon
+	if ! hostload_part tenant; then
+		echo 1 > $HOSTLOAD_DIR/hostmem.rc
+	elif [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
 		mkdir -p $CG_ROOT/$HOSTLOAD_CG
 		echo 96M > $CG_ROOT/$HOSTLOAD_CG/memory.max
 		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1

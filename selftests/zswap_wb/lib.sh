@@ -227,6 +227,7 @@ test_cleanup() {
 		dmctl remove "$(cat /sys/block/$n/dm/name)" 2>/dev/null
 	done
 	[ -d /sys/module/zswb_slowissue ] && rmmod zswb_slowissue
+	command -v hostload_damon_resume >/dev/null && hostload_damon_resume
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled
 	echo true > /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null
