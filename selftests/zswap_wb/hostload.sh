@@ -6,11 +6,11 @@
 # of physical memory and a tenant whose pages move, so that a word of
 # struct page that zswap_wb leaves wrong is read by the kernel itself.
 #
-#   - /proc/kpageflags, kpagecount and kpagecgroup read whole, in a loop:
+#   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s:
 #     page_folio() and the flag tests on every pfn (stable_page_flags());
-#   - compaction: /proc/sys/vm/compact_memory written every second, and
-#     kcompactd proactive (compaction_proactiveness=100);
-#   - THP collapse: khugepaged scanning every 100 ms, madvise mode (the
+#   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
+#     kcompactd proactive (compaction_proactiveness=50);
+#   - THP collapse: khugepaged scanning every second, madvise mode (the
 #     tests' own workloads are MADV_NOHUGEPAGE), and MADV_COLLAPSE;
 #   - DAMON on the physical address space (paddr ops, a "stat" scheme over
 #     the largest System RAM range: it samples and walks rmaps, changes
@@ -18,7 +18,11 @@
 #   - /sys/kernel/debug/page_owner read whole, where the kernel tracks it
 #     (the debug kernel, booted with page_owner=on);
 #   - hostmem, in a memcg of its own that it never fills: huge pages
-#     faulted, collapsed, split by copy on write, freed.
+#     faulted, collapsed, split by copy on write, freed, twice a second.
+#
+# Under TCG the guest's vCPUs share one host thread: what the load runs is
+# taken from the test's workload. Sized so that the VM groups take about
+# 1.4 times as long as without it (README).
 #
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
 # lists parts to leave out (kpage compact thp damon page_owner tenant),
@@ -78,6 +82,8 @@ hostload_damon_start() {
 	echo 1 > $DAMON_ADMIN/kdamonds/nr_kdamonds || return 1
 	echo 1 > $k/contexts/nr_contexts &&
 	echo paddr > $k/contexts/0/operations &&
+	echo 20000 > $k/contexts/0/monitoring_attrs/intervals/sample_us &&
+	echo 200000 > $k/contexts/0/monitoring_attrs/intervals/aggr_us &&
 	echo 1 > $k/contexts/0/targets/nr_targets &&
 	echo 1 > $k/contexts/0/targets/0/regions/nr_regions &&
 	echo "$start" > $k/contexts/0/targets/0/regions/0/start &&
@@ -127,19 +133,19 @@ hostload_start() {
 	echo madvise > $THP/enabled
 	echo madvise > $THP/defrag
 	if hostload_part thp; then
-		echo 100 > $THP/khugepaged/scan_sleep_millisecs
-		echo 100 > $THP/khugepaged/alloc_sleep_millisecs
+		echo 1000 > $THP/khugepaged/scan_sleep_millisecs
+		echo 1000 > $THP/khugepaged/alloc_sleep_millisecs
 		echo 4096 > $THP/khugepaged/pages_to_scan
 	fi
-	hostload_part compact && echo 100 > /proc/sys/vm/compaction_proactiveness
+	hostload_part compact && echo 50 > /proc/sys/vm/compaction_proactiveness
 	awk '$1 == "compact_migrate_scanned" || $1 == "thp_collapse_alloc" ||
 	     $1 == "compact_isolated" { print $1, $2 }' /proc/vmstat > $HOSTLOAD_DIR/vmstat.start
 	# Each part is started from a subshell that exits at once, so that it
 	# is not a child of the test shell: a test's bare "wait" waits for its
 	# own jobs only.
 	: > $HOSTLOAD_DIR/pids
-	hostload_part kpage && (hostload_loop kpage 0.3 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
-	hostload_part compact && (hostload_loop compact 1 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
+	hostload_part kpage && (hostload_loop kpage 2 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
+	hostload_part compact && (hostload_loop compact 3 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
 	if hostload_part page_owner && [ -r /sys/kernel/debug/page_owner ] &&
 	   head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
 		(hostload_loop page_owner 10 hostload_page_owner & echo $! >> $HOSTLOAD_DIR/pids)
@@ -150,11 +156,11 @@ hostload_start() {
 	elif [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
 		mkdir -p $CG_ROOT/$HOSTLOAD_CG
 		echo 96M > $CG_ROOT/$HOSTLOAD_CG/memory.max
-		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 100 > $HOSTLOAD_DIR/hostmem.out 2>&1
+		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 500 > $HOSTLOAD_DIR/hostmem.out 2>&1
 		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	else
 		# No memcg (cgroup_disable=memory): the tenant runs in the root.
-		( (sh -c 'echo $$ > "$0"; exec hostmem --region 4 --sleep-ms 100' \
+		( (sh -c 'echo $$ > "$0"; exec hostmem --region 4 --sleep-ms 500' \
 			$HOSTLOAD_DIR/hostmem.pid > $HOSTLOAD_DIR/hostmem.out 2>&1
 		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	fi

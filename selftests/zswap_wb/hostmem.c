@@ -9,7 +9,8 @@
  * child that writes to every other page (copy on write, which splits the
  * huge page mappings) and checks the rest, checks the whole region, and
  * unmaps it; again, with a short sleep, until SIGTERM. Two regions take
- * turns, so the footprint stays between one and two regions.
+ * turns, so the footprint stays between one and two regions. The region
+ * is faulted in small pages first, so that each collapse is a real one.
  *
  * It runs in a memcg of its own, sized so that it never reclaims: its
  * pages move (compaction, collapse, split, COW) but never go to swap, so
@@ -134,8 +135,10 @@ int main(int argc, char **argv)
 			perror("hostmem: mmap");
 			return 1;
 		}
-		madvise(mem, len, MADV_HUGEPAGE);
+		/* Faulted in small pages, then collapsed: a real collapse each round. */
+		madvise(mem, len, MADV_NOHUGEPAGE);
 		fill(mem, len, PAGE, gen);
+		madvise(mem, len, MADV_HUGEPAGE);
 		if (!madvise(mem, len, MADV_COLLAPSE))
 			collapsed++;
 		pid = fork();
