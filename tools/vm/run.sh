@@ -162,7 +162,8 @@ watchdogs="sysctl.kernel.hung_task_timeout_secs=120 watchdog_thresh=30 workqueue
 paging=""
 [ "${ZSWB_FLAVOUR:-}" != debug ] || paging=no5lvl
 # The debug kernel tracks page owners, which the selftests' host load
-# (selftests/zswap_wb/hostload.sh) reads as a real host's tools do.
+# (selftests/zswap_wb/hostload.sh) reads with ZSWB_TEST_HOSTLOAD_PAGE_OWNER=1
+# (off by default: 6.12.117's read_page_owner() oopses by itself).
 [ "${ZSWB_FLAVOUR:-}" != debug ] || paging="$paging page_owner=on"
 
 # sysrq KEY: press Alt+SysRq+KEY on the guest's keyboard.
