@@ -99,7 +99,7 @@ suite_checkpatch() {
 	else
 		sed 's/^/# /' "$out/cpf.log"; ktap_test_fail "checkpatch --strict -f on the module sources"
 	fi
-	# Only what the patch documents: the rest of mm/ has warnings of its own.
+	# Only what the series documents: the rest of mm/ has warnings of its own.
 	(cd "$ZSWB_SRC" && perl scripts/kernel-doc -none -Wall include/linux/zswap.h mm/zswap.c mm/vmscan.c) 2>&1 |
 		grep -E "zswap\.h|zswap_wb_|zswap_entry_present|zswap_shrink_node" > "$out/kd.log"
 	if [ -s "$out/kd.log" ]; then
