@@ -756,16 +756,18 @@ make -s -C "$here" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 
 	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
 result "make install PREFIX=/usr/local" $?
 
+# The sources of zswbctl itself: every C file and header here.
+own_srcs=("$here"/*.[ch])
 cp=$(compgen -G "$ZSWB_CACHE/linux-*/scripts/checkpatch.pl" | head -1)
 if [ -n "$cp" ]; then
-	perl "$cp" --strict --no-tree -q -f "$here/zswbctl.c" >"$tmp/cp.log" 2>&1
+	perl "$cp" --strict --no-tree -q -f "${own_srcs[@]}" >"$tmp/cp.log" 2>&1
 	rc=$?
 	out=$(<"$tmp/cp.log")
 	err=''
 	[ "$rc" = 0 ] && [ -z "$out" ]
-	result "checkpatch --strict -f zswbctl.c" $?
+	result "checkpatch --strict -f on zswbctl's sources" $?
 else
-	skip "checkpatch --strict -f zswbctl.c" "no kernel source in $ZSWB_CACHE"
+	skip "checkpatch --strict -f on zswbctl's sources" "no kernel source in $ZSWB_CACHE"
 fi
 
 # The results, through the kernel's KTAP printer like every other suite.
