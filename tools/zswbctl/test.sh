@@ -756,8 +756,12 @@ make -s -C "$here" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 
 	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
 result "make install PREFIX=/usr/local" $?
 
-# The sources of zswbctl itself: every C file and header here.
-own_srcs=("$here"/*.[ch])
+# zswbctl's own sources; json_writer.[ch] are the kernel's bpftool's, in
+# its style (checked against the kernel's copy instead).
+own_srcs=()
+for f in "$here"/*.[ch]; do
+	[[ $f == */json_writer.[ch] ]] || own_srcs+=("$f")
+done
 cp=$(compgen -G "$ZSWB_CACHE/linux-*/scripts/checkpatch.pl" | head -1)
 if [ -n "$cp" ]; then
 	perl "$cp" --strict --no-tree -q -f "${own_srcs[@]}" >"$tmp/cp.log" 2>&1
