@@ -6,6 +6,9 @@
  * after elements
  *
  * Authors:	Stephen Hemminger <stephen@networkplumber.org>
+ *
+ * zswbctl: the kernel's tools/bpf/bpftool copy; the changes for zswbctl
+ * are marked "zswbctl:" (tools/zswbctl/test.sh checks there are no others).
  */
 
 #include <stdio.h>
@@ -81,7 +84,11 @@ static void jsonw_puts(json_writer_t *self, const char *str)
 			fputs("\\\"", self->out);
 			break;
 		default:
-			putc(*str, self->out);
+			/* zswbctl: JSON allows no raw control character. */
+			if ((unsigned char)*str < 0x20)
+				fprintf(self->out, "\\u%04x", (unsigned char)*str);
+			else
+				putc(*str, self->out);
 		}
 	putc('"', self->out);
 }

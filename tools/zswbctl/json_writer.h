@@ -6,6 +6,9 @@
  * after elements
  *
  * Authors:	Stephen Hemminger <stephen@networkplumber.org>
+ *
+ * zswbctl: the kernel's tools/bpf/bpftool copy; the changes for zswbctl
+ * are marked "zswbctl:" (tools/zswbctl/test.sh checks there are no others).
  */
 
 #ifndef _JSON_WRITER_H_
@@ -15,7 +18,11 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <linux/compiler.h>
+
+/* zswbctl: linux/compiler.h is the kernel's tools/include, not here. */
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
 
 /* Opaque class structure */
 typedef struct json_writer json_writer_t;

@@ -774,6 +774,23 @@ else
 	skip "checkpatch --strict -f on zswbctl's sources" "no kernel source in $ZSWB_CACHE"
 fi
 
+# json_writer.[ch] are the kernel's bpftool copy: each change is marked.
+kjw=$(compgen -G "$ZSWB_CACHE/linux-*/tools/bpf/bpftool/json_writer.c" | head -1)
+if [ -n "$kjw" ]; then
+	ok=0
+	for f in json_writer.c json_writer.h; do
+		diff -U0 "${kjw%/*}/$f" "$here/$f" >"$tmp/jw.diff"
+		"$py" -c 'import re, sys
+hunks = re.split(r"^@@.*\n", open(sys.argv[1]).read(), flags=re.M)[1:]
+sys.exit(0 if all(re.search(r"^\+.*zswbctl:", h, re.M) for h in hunks) else 1)' \
+			"$tmp/jw.diff" || { diag "$f: a change to the kernel's copy not marked zswbctl:"; ok=1; }
+	done
+	result "json_writer.[ch]: the kernel's bpftool copy, each change marked zswbctl:" $ok
+else
+	skip "json_writer.[ch]: the kernel's bpftool copy, each change marked zswbctl:" \
+		"no kernel source in $ZSWB_CACHE"
+fi
+
 # The results, through the kernel's KTAP printer like every other suite.
 . "$ZSWB_TOP/selftests/ktap.sh"
 ktap_print_header
