@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json_writer.h"
 #include "zswbctl.h"
 
 /*
@@ -165,55 +166,53 @@ static bool stat_is_counter(const char *key)
 	return !s || s->kind == STAT_COUNTER;
 }
 
-/* Print @s as a JSON string. */
-static void json_string(const char *s)
+/* A JSON writer on stdout, indented as a person reads it; NULL if none. */
+static json_writer_t *json_open(void)
 {
-	unsigned char c;
+	json_writer_t *w = jsonw_new(stdout);
 
-	putchar('"');
-	for (; *s; s++) {
-		c = *s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+	if (!w) {
+		msg("out of memory");
+		return NULL;
 	}
-	putchar('"');
+	jsonw_pretty(w, true);
+	return w;
 }
 
 /*
- * Print "@key": @val as a member of a JSON object, after a comma unless
- * *@first; Y and N (kernel booleans) become true and false, integers
- * numbers, anything else a string.
+ * Write @val, as read from sysfs or debugfs, as a JSON value: Y and N
+ * (kernel booleans) become true and false, integers numbers, anything
+ * else a string.
  */
-static void json_member(const char *indent, const char *key, const char *val, bool *first)
+static void json_value(json_writer_t *w, const char *val)
 {
 	unsigned long long num;
 
-	printf("%s\n%s", *first ? "" : ",", indent);
-	*first = false;
-	json_string(key);
-	fputs(": ", stdout);
 	if (!strcmp(val, "Y") || !strcmp(val, "N"))
-		fputs(*val == 'Y' ? "true" : "false", stdout);
-	else if (parse_num(val, &num))
-		print_num(stdout, val);
+		jsonw_bool(w, *val == 'Y');
+	else if (!parse_num(val, &num))
+		jsonw_string(w, val);
+	else if (*val == '-')
+		jsonw_int(w, (long long)num);
 	else
-		json_string(val);
+		jsonw_lluint(w, num);
 }
 
-/* Print the statistics of @st as a JSON object whose members are @indent deep. */
-static void json_stats(const struct stats *st, const char *indent)
+/* Write the statistics of @st named in @keys (each in @st; none: all) as a JSON object. */
+static void json_stats(json_writer_t *w, const struct stats *st, char **keys)
 {
-	bool first = true;
 	size_t i;
 
-	putchar('{');
-	for (i = 0; i < st->n; i++)
-		json_member(indent, st->ent[i].key, st->ent[i].val, &first);
-	printf("\n%.*s}", (int)strlen(indent) - 2, indent);
+	jsonw_start_object(w);
+	for (i = 0; keys && keys[i]; i++) {
+		jsonw_name(w, keys[i]);
+		json_value(w, stats_find(st, keys[i]));
+	}
+	for (i = 0; (!keys || !*keys) && i < st->n; i++) {
+		jsonw_name(w, st->ent[i].key);
+		json_value(w, st->ent[i].val);
+	}
+	jsonw_end_object(w);
 }
 
 /*
@@ -224,41 +223,55 @@ static void json_stats(const struct stats *st, const char *indent)
  */
 int cmd_status(char **argv __maybe_unused)
 {
+	json_writer_t *w = NULL;
 	struct dirent **ents;
 	int i, n, err, dbg, ret = 0;
 	struct stats st = { 0 };
-	bool first = true;
 	char *val;
 
 	n = param_list(&ents);
 	if (n < 0)
 		return 1;
-	if (json)
-		fputs("{\n  \"parameters\": {", stdout);
+	if (json) {
+		w = json_open();
+		if (!w) {
+			param_list_free(ents, n);
+			return 1;
+		}
+		jsonw_start_object(w);
+		jsonw_name(w, "parameters");
+		jsonw_start_object(w);
+	}
 	for (i = 0; i < n; i++) {
 		val = param_read(ents[i]->d_name, &err);
 		if (!val) {
 			ret = read_failed(ents[i]->d_name, err);
 			continue;
 		}
-		if (json)
-			json_member("    ", ents[i]->d_name, val, &first);
-		else
+		if (w) {
+			jsonw_name(w, ents[i]->d_name);
+			json_value(w, val);
+		} else {
 			printf("%s = %s\n", ents[i]->d_name, val);
+		}
 		free(val);
 	}
 	param_list_free(ents, n);
-	if (json)
-		fputs("\n  },\n  \"statistics\": ", stdout);
+	if (w) {
+		jsonw_end_object(w);
+		jsonw_name(w, "statistics");
+	}
 	dbg = check_debugfs();
 	if (!dbg)
-		dbg = json ? stats_load(&st) : stats_print();
-	if (json && !dbg)
-		json_stats(&st, "    ");
-	else if (json)
-		fputs("null", stdout);
-	if (json)
-		fputs("\n}\n", stdout);
+		dbg = w ? stats_load(&st) : stats_print();
+	if (w && !dbg)
+		json_stats(w, &st, NULL);
+	else if (w)
+		jsonw_null(w);
+	if (w) {
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
 	stats_free(&st);
 	if (dbg)
 		msg("statistics not shown, parameters only");
@@ -268,8 +281,8 @@ int cmd_status(char **argv __maybe_unused)
 /* "stats [KEY...]": print the statistics, or the values of some keys. */
 int cmd_stats(char **argv)
 {
+	json_writer_t *w;
 	struct stats st;
-	bool first = true;
 	const char *val;
 	int i, ret;
 
@@ -282,14 +295,14 @@ int cmd_stats(char **argv)
 			ret = 1;
 		}
 	}
-	if (json && !ret && !*argv) {
-		json_stats(&st, "  ");
-		putchar('\n');
-	} else if (json && !ret) {
-		putchar('{');
-		for (i = 0; argv[i]; i++)
-			json_member("  ", argv[i], stats_find(&st, argv[i]), &first);
-		puts("\n}");
+	if (json && !ret) {
+		w = json_open();
+		if (w) {
+			json_stats(w, &st, argv);
+			jsonw_destroy(&w);
+		} else {
+			ret = 1;
+		}
 	}
 	/* Print nothing unless all keys exist: output lines match keys. */
 	for (i = 0; argv[i] && !ret && !json; i++) {

@@ -4,7 +4,8 @@
  * table, the options, the usage and exit codes); params.c reads and sets
  * the module parameters; stats.c reads the statistics; prom.c writes them
  * in the Prometheus text format; common.c holds the file helpers and says
- * why the module or debugfs is not there.
+ * why the module or debugfs is not there. Every JSON byte comes from
+ * json_writer.c, the kernel's bpftool's.
  */
 #ifndef ZSWBCTL_H
 #define ZSWBCTL_H
