@@ -322,3 +322,16 @@ void print_num(FILE *f, const char *s)
 	else
 		fprintf(f, "%llu", v);
 }
+
+/*
+ * How a value read from sysfs or debugfs is typed, in JSON and in
+ * Prometheus alike.
+ */
+enum value_kind value_kind(const char *val)
+{
+	unsigned long long num;
+
+	if (!strcmp(val, "Y") || !strcmp(val, "N"))
+		return VALUE_BOOL;
+	return parse_num(val, &num) ? VALUE_NUM : VALUE_NAME;
+}

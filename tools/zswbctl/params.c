@@ -406,7 +406,7 @@ static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 		if (!old)
 			return read_failed(name, err);
 		/* Kernel bool and invbool parameters read as Y or N. */
-		if (strcmp(old, "Y") && strcmp(old, "N")) {
+		if (value_kind(old) != VALUE_BOOL) {
 			free(old);
 			continue;
 		}

@@ -56,7 +56,7 @@ static void prom_seconds(FILE *out, unsigned long long us)
  */
 static int prom_params(FILE *out)
 {
-	unsigned long long num;
+	enum value_kind kind;
 	struct dirent **ents;
 	int i, n, err, ret = 0;
 	bool names = false;
@@ -82,7 +82,8 @@ static int prom_params(FILE *out)
 	for (i = 0; i < n && !ret; i++) {
 		if (!prom_name_ok(ents[i]->d_name))
 			continue;
-		if (strcmp(vals[i], "Y") && strcmp(vals[i], "N") && !parse_num(vals[i], &num)) {
+		kind = value_kind(vals[i]);
+		if (kind == VALUE_NAME) {
 			names = true;
 			continue;
 		}
@@ -91,7 +92,7 @@ static int prom_params(FILE *out)
 		fprintf(out, "# HELP zswap_wb_param_%s %s\n# TYPE zswap_wb_param_%s gauge\n",
 			ents[i]->d_name, h ? h : help, ents[i]->d_name);
 		fprintf(out, "zswap_wb_param_%s ", ents[i]->d_name);
-		if (!strcmp(vals[i], "Y") || !strcmp(vals[i], "N"))
+		if (kind == VALUE_BOOL)
 			fputc(*vals[i] == 'Y' ? '1' : '0', out);
 		else
 			print_num(out, vals[i]);
@@ -101,8 +102,7 @@ static int prom_params(FILE *out)
 		prom_head(out, "zswap_wb_param_info", "gauge",
 			  "Parameters whose value is a name (shrink_policy: how shrink_memcg() spreads its batch over the nodes; readahead_policy: which swap readahead to skip for zswap entries), the value as a label.");
 	for (i = 0; i < n && names && !ret; i++) {
-		if (!prom_name_ok(ents[i]->d_name) || !strcmp(vals[i], "Y") ||
-		    !strcmp(vals[i], "N") || parse_num(vals[i], &num))
+		if (!prom_name_ok(ents[i]->d_name) || value_kind(vals[i]) != VALUE_NAME)
 			continue;
 		fprintf(out, "zswap_wb_param_info{name=\"%s\",value=", ents[i]->d_name);
 		prom_label(out, vals[i]);

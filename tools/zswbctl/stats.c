@@ -188,14 +188,21 @@ static void json_value(json_writer_t *w, const char *val)
 {
 	unsigned long long num;
 
-	if (!strcmp(val, "Y") || !strcmp(val, "N"))
+	switch (value_kind(val)) {
+	case VALUE_BOOL:
 		jsonw_bool(w, *val == 'Y');
-	else if (!parse_num(val, &num))
+		break;
+	case VALUE_NUM:
+		parse_num(val, &num);
+		if (*val == '-')
+			jsonw_int(w, (long long)num);
+		else
+			jsonw_lluint(w, num);
+		break;
+	case VALUE_NAME:
 		jsonw_string(w, val);
-	else if (*val == '-')
-		jsonw_int(w, (long long)num);
-	else
-		jsonw_lluint(w, num);
+		break;
+	}
 }
 
 /* Write the statistics of @st named in @keys (each in @st; none: all) as a JSON object. */

@@ -57,6 +57,14 @@ int check_dirs(int needs);
 bool parse_num(const char *s, unsigned long long *v);
 void print_num(FILE *f, const char *s);
 
+enum value_kind {
+	VALUE_BOOL,	/* Y or N, as the kernel prints bool parameters */
+	VALUE_NUM,	/* a whole decimal integer (parse_num()) */
+	VALUE_NAME,	/* anything else */
+};
+
+enum value_kind value_kind(const char *val);
+
 /* params.c */
 void print_params_help(void);
 const char *param_help(const char *name);
