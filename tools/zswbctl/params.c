@@ -24,13 +24,13 @@
 
 enum param_type { PARAM_BOOL, PARAM_UINT, PARAM_ENUM };
 
+/*
+ * The words a boolean parameter takes, in any case, as zswb_parse_bool()
+ * in module/main.c: in pairs, the word that turns it on, then the word
+ * that turns it off.
+ */
 static const char * const bool_words[] = {
 	"1", "0", "y", "n", "yes", "no", "on", "off", "true", "false", NULL,
-};
-
-/* The words that turn a boolean parameter off. */
-static const char * const false_words[] = {
-	"0", "n", "no", "off", "false", NULL,
 };
 
 static const char * const shrink_policies[] = {
@@ -82,12 +82,20 @@ void print_params_help(void)
 
 	for (i = 0; i < ARRAY_SIZE(params); i++) {
 		printf("  %-17s", params[i].name);
-		if (params[i].type == PARAM_UINT)
+		switch (params[i].type) {
+		case PARAM_UINT:
 			printf("an integer from %lu to %lu", params[i].min, params[i].max);
-		else if (params[i].type == PARAM_BOOL)
-			fputs("boolean: 1|0, y|n, yes|no, on|off, true|false", stdout);
-		for (v = params[i].values; params[i].type == PARAM_ENUM && *v; v++)
-			printf("%s%s", v == params[i].values ? "" : ", ", *v);
+			break;
+		case PARAM_BOOL:	/* "1|0, y|n, ...": each pair on|off */
+			fputs("boolean:", stdout);
+			for (v = params[i].values; v[0] && v[1]; v += 2)
+				printf("%s %s|%s", v == params[i].values ? "" : ",", v[0], v[1]);
+			break;
+		case PARAM_ENUM:
+			for (v = params[i].values; *v; v++)
+				printf("%s%s", v == params[i].values ? "" : ", ", *v);
+			break;
+		}
 		printf(" (default %s)\n", params[i].def);
 	}
 }
@@ -221,6 +229,17 @@ static bool is_word(const char *val, const char * const *words, bool icase)
 	return false;
 }
 
+/* Whether @val turns a boolean parameter off: the second word of a pair. */
+static bool is_false_word(const char *val)
+{
+	const char * const *v;
+
+	for (v = bool_words; v[0] && v[1]; v += 2)
+		if (!strcasecmp(val, v[1]))
+			return true;
+	return false;
+}
+
 /*
  * Check @val for parameter @name as the module will, so that a bad value
  * is refused before anything is written; 0, or EXIT_USAGE after saying why.
@@ -236,12 +255,6 @@ static int param_check(const char *name, const char *val)
 	if (!p)
 		return 0;
 	switch (p->type) {
-	case PARAM_BOOL:
-		if (is_word(val, p->values, true))
-			return 0;
-		msg("invalid value '%s' for %s: one of 1, 0, y, n, yes, no, on, off, true, false",
-		    val, name);
-		return EXIT_USAGE;
 	case PARAM_UINT:
 		/* As kstrtouint(..., 0, ...): decimal, 0x hex or 0 octal. */
 		errno = 0;
@@ -252,8 +265,10 @@ static int param_check(const char *name, const char *val)
 		msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
 		    p->min, p->max);
 		return EXIT_USAGE;
+	case PARAM_BOOL:
 	case PARAM_ENUM:
-		if (is_word(val, p->values, false))
+		/* As the module: booleans in any case, names exactly. */
+		if (is_word(val, p->values, p->type == PARAM_BOOL))
 			return 0;
 		fprintf(stderr, "zswbctl: invalid value '%s' for %s: one of", val, name);
 		for (v = p->values; *v; v++)
@@ -366,7 +381,7 @@ int cmd_set(char **argv)
 	/* Off means the folios in flight are freed too, once this returns. */
 	for (i = 0; i < n && !ret; i++)
 		if (!strcmp(u[i].name, "async_free") &&
-		    is_word(argv[2 * i + 1], false_words, true))
+		    is_false_word(argv[2 * i + 1]))
 			ret = wait_inflight();
 out:
 	undo_free(u, n);
