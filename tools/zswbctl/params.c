@@ -68,6 +68,34 @@ static const struct param_info {
 	  "Which swap readahead to skip for zswap entries on a swapin fault." },
 };
 
+/*
+ * What a parameter means for the folios in flight, the one place that
+ * knows it: the module's contract, inferred from names alone until the
+ * module exports it as data.
+ */
+#define DRAIN_ON_UNLOAD	0x1	/* a free policy: unload turns it off first */
+#define DRAIN_WAIT_OFF	0x2	/* off leaves folios under writeback: set waits */
+
+/*
+ * The DRAIN_* flags of parameter @name. Every parameter whose name ends
+ * in "_free" is a free policy: unload turns each one that reads as a
+ * boolean off before it removes the module (and puts the old values back
+ * if the module stays), then waits once for $ZSWB_DEBUGFS/inflight to
+ * read 0. Only async_free leaves folios in flight when set turns it off:
+ * set then waits for inflight likewise (wait_inflight()).
+ */
+static unsigned int drain_flags(const char *name)
+{
+	size_t len = strlen(name);
+	unsigned int flags = 0;
+
+	if (len >= 5 && !strcmp(name + len - 5, "_free"))
+		flags |= DRAIN_ON_UNLOAD;
+	if (!strcmp(name, "async_free"))
+		flags |= DRAIN_WAIT_OFF;
+	return flags;
+}
+
 /* A parameter changed by this invocation and the value to put back. */
 struct undo {
 	const char *name;
@@ -380,7 +408,7 @@ int cmd_set(char **argv)
 	}
 	/* Off means the folios in flight are freed too, once this returns. */
 	for (i = 0; i < n && !ret; i++)
-		if (!strcmp(u[i].name, "async_free") &&
+		if ((drain_flags(u[i].name) & DRAIN_WAIT_OFF) &&
 		    is_false_word(argv[2 * i + 1]))
 			ret = wait_inflight();
 out:
@@ -403,19 +431,17 @@ static int unload_module(void)
 	}
 }
 
-/* Set each boolean *_free parameter to 0, saving it in @u[*k]; 0 or 1. */
+/* Set each boolean DRAIN_ON_UNLOAD parameter to 0, saving it in @u[*k]; 0 or 1. */
 static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 			     int *k)
 {
 	const char *name;
 	char *old;
-	size_t len;
 	int i, err;
 
 	for (i = 0; i < n; i++) {
 		name = ents[i]->d_name;
-		len = strlen(name);
-		if (len < 5 || strcmp(name + len - 5, "_free"))
+		if (!(drain_flags(name) & DRAIN_ON_UNLOAD))
 			continue;
 		old = param_read(name, &err);
 		if (!old)
@@ -437,7 +463,7 @@ static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 	return 0;
 }
 
-/* "unload": drain via the *_free parameters, then remove the module. */
+/* "unload": drain via the free policies (drain_flags()), then remove the module. */
 int cmd_unload(char **argv __maybe_unused)
 {
 	const char *skip = getenv("ZSWB_NO_DELETE_MODULE");
