@@ -4,9 +4,11 @@
 # Host-side test for zswbctl: build it, then run every subcommand and error
 # path against a fake sysfs/debugfs tree in a temporary directory; check the
 # Prometheus output with a text-format parser, the JSON with python3, the man
-# page with man and groff, "make install", and checkpatch.  Prints KTAP and
-# exits 0 only if every test passed.  Never touches the real module: the
-# paths point into the fake tree and delete_module() is always skipped.
+# page with man and groff, "make install", and checkpatch.  Then the tests of
+# each source file (main.c, common.c, params.c, stats.c, json_writer.c,
+# prom.c), each section named after its file.  Prints KTAP and exits 0 only
+# if every test passed.  Never touches the real module: the paths point into
+# the fake tree and delete_module() is always skipped.
 
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -745,6 +747,295 @@ t "unload: waits for the folios in flight first" 0 \
 wait
 rm -f "$d/inflight"
 
+# --- main.c: the command table and the global options ---
+
+fake
+ok=0
+for args in "status x" "get" "get a b" "set" "set sync_free" "diff" "diff --" \
+	"prometheus a b" "reset x" "unload x"; do
+	# shellcheck disable=SC2086 # split args on purpose
+	zsw $args
+	# shellcheck disable=SC2053 # a glob on purpose
+	[[ $rc == 64 && -z $out && $err == $usage ]] || { diag "'$args': exit $rc"; ok=1; }
+done
+[ "$(<"$p/enabled")" = Y ] || ok=1
+result "main: each command refuses a wrong number of arguments, with the usage" $ok
+ok=0
+for c in "get enabled" "set enabled N" "diff true" prometheus reset unload; do
+	# shellcheck disable=SC2086
+	zsw -j $c
+	[[ $rc == 64 && -z $out && $err == "zswbctl: --json is for status and stats, not ${c%% *}"$'\n'* ]] ||
+		{ diag "-j $c: exit $rc, $err"; ok=1; }
+done
+[ "$(<"$p/enabled")" = Y ] && [ ! -s "$d/reset" ] || ok=1
+result "main: --json before a command other than status and stats is refused, nothing done" $ok
+t "main: -j then --version prints the version" 0 "zswbctl $version" '' -j --version
+t "main: -j then --help prints the help" 0 "$usage" '' -j --help
+t "main: '--' is an unknown option" 64 '' "zswbctl: unknown option '--'"$'\n'"$usage" -- status
+t "main: -j then an unknown command" 64 '' "zswbctl: unknown command 'frob'"$'\n'"$usage" -j frob
+
+# --- common.c: why debugfs is not there, named from its path ---
+
+: >"$tmp/file"
+ZSWB_DEBUGFS=$tmp/file zsw stats
+[[ $rc == 1 && -z $out && $err == "zswbctl: $tmp/file is not a directory" ]]
+result "common: a debugfs path that is a file" $?
+ZSWB_DEBUGFS=$tmp/none/// zsw stats
+[[ $rc == 4 && $err == "zswbctl: no $tmp/none///: debugfs is not mounted on $tmp (mount -t debugfs none $tmp)" ]]
+result "common: trailing slashes of the debugfs path left out of its parent" $?
+ZSWB_DEBUGFS=/none zsw stats
+[[ $rc == 4 && $err == "zswbctl: no /none: debugfs is not mounted on / (mount -t debugfs none /)" ]]
+result "common: a debugfs path right under /" $?
+(cd "$tmp" && ZSWB_DEBUGFS=none zsw stats
+ [[ $rc == 4 && $err == "zswbctl: no none: debugfs is not mounted on . (mount -t debugfs none .)" ]])
+result "common: a relative debugfs path" $?
+ZSWB_SYSFS=$tmp/file zsw get enabled
+[[ $rc == 2 && $err == "zswbctl: zswap_wb is not loaded (no $tmp/file): load it with 'modprobe zswap_wb'" ]]
+result "common: a sysfs path that is a file: not loaded" $?
+
+# --- params.c: a value is checked as the module checks it, before any write ---
+
+fake_mod
+ok=0
+for v in 0x 08 0x401 ' 1' '1 ' +5 1.0 1e3 0x-1 99999999999999999999; do
+	zsw set shrink_batch "$v"
+	[[ $rc == 64 && -z $out &&
+	   $err == "zswbctl: invalid value '$v' for shrink_batch: an integer from 1 to 1024" ]] ||
+		{ diag "shrink_batch '$v': exit $rc, $err"; ok=1; }
+done
+[ "$(<"$p/shrink_batch")" = 32 ] || ok=1
+result "params: shrink_batch refuses malformed numbers and those out of 1..1024" $ok
+ok=0
+for v in 1 1024 0x400 0X10 0400 017; do
+	zsw set shrink_batch "$v"
+	[[ $rc == 0 && -z $err && $(<"$p/shrink_batch") == "$v" ]] ||
+		{ diag "shrink_batch '$v': exit $rc, $err"; ok=1; }
+done
+result "params: shrink_batch takes decimal, 0x hex and 0 octal in 1..1024, written as given" $ok
+ok=0
+for v in '' yess 2 'on ' ' y' ja -1 o; do
+	zsw set sync_free "$v"
+	[[ $rc == 64 && $err == "zswbctl: invalid value '$v' for sync_free: one of 1, 0, y, n, yes, no, on, off, true, false" ]] ||
+		{ diag "sync_free '$v': exit $rc, $err"; ok=1; }
+done
+[ "$(<"$p/sync_free")" = N ] || ok=1
+for v in 1 0 Y n YES No oN OFF True false; do
+	zsw set sync_free "$v"
+	[[ $rc == 0 && $(<"$p/sync_free") == "$v" ]] || { diag "sync_free '$v': exit $rc, $err"; ok=1; }
+done
+result "params: a boolean takes the module's words in any case, nothing else" $ok
+ok=0
+for v in $shrink_names; do
+	zsw set shrink_policy "$v"
+	[[ $rc == 0 && $(<"$p/shrink_policy") == "$v" ]] || { diag "shrink_policy $v: exit $rc"; ok=1; }
+done
+for v in $ra_names; do
+	zsw set readahead_policy "$v"
+	[[ $rc == 0 && $(<"$p/readahead_policy") == "$v" ]] || { diag "readahead_policy $v: exit $rc"; ok=1; }
+done
+for v in Stock 'stock ' '' per-node skip; do
+	zsw set shrink_policy "$v"
+	[[ $rc == 64 && $err == "zswbctl: invalid value '$v' for shrink_policy: one of ${shrink_names//$'\n'/, }" ]] ||
+		{ diag "shrink_policy '$v': exit $rc, $err"; ok=1; }
+done
+result "params: a policy takes each of the module's names exactly, nothing else" $ok
+ok=0
+long=$(printf 'x%.0s' $(seq 5000))
+for name in '' . .. a/b ../parameters/sync_free "$long"; do
+	for cmd in get set; do
+		if [ $cmd = get ]; then zsw get "$name"; else zsw set "$name" 1; fi
+		[[ $rc == 1 && -z $out && $err == "zswbctl: unknown parameter '$name'" ]] ||
+			{ diag "$cmd '${name:0:20}': exit $rc"; ok=1; }
+	done
+done
+result "params: empty, dot, slash and overlong names are unknown parameters" $ok
+fake_mod
+echo anything >"$p/custom"
+t "params: a parameter zswbctl does not know takes any value" 0 '' '' set custom 'any value'
+is "params: the unknown parameter's value written" "$p/custom" 'any value'
+t "params: an odd number of names and values" 64 '' "$usage" set sync_free 1 shrink_batch
+is "params: an odd number changes nothing" "$p/sync_free" N
+
+# --- params.c: drain_flags(), the rule unload and set read from names ---
+
+fake_mod
+echo Y >"$p/zz_free"
+echo Y >"$p/freeish"
+echo Y >"$p/free_later"
+echo 5 >"$p/count_free"
+zsw unload
+ok=0
+[[ $rc == 0 && -z $err ]] || ok=1
+for f in sync_free async_free zz_free; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
+for f in freeish free_later; do [ "$(<"$p/$f")" = Y ] || { diag "$f changed"; ok=1; }; done
+[ "$(<"$p/count_free")" = 5 ] || ok=1
+result "params: unload turns off every boolean ending in _free, and nothing else" $ok
+fake_mod
+echo 4 >"$d/inflight"
+ok=0
+for args in "sync_free 0" "async_free 1" "async_free Yes" "shrink_batch 8" "sync_free off async_free on"; do
+	# shellcheck disable=SC2086
+	zsw set $args
+	[[ $rc == 0 && -z $err ]] || { diag "set $args: exit $rc, $err"; ok=1; }
+done
+result "params: set waits for nothing unless it turns async_free off" $ok
+ok=0
+for w in OFF False n No 0; do
+	echo 4 >"$d/inflight"
+	( sleep 0.3; echo 0 >"$d/inflight" ) &
+	zsw set async_free "$w"
+	wait
+	[[ $rc == 0 && $err == "zswbctl: waiting for 4 folios under writeback (Ctrl-C stops waiting)" ]] ||
+		{ diag "async_free $w: exit $rc, $err"; ok=1; }
+done
+rm -f "$d/inflight"
+result "params: async_free turned off by any off word, in any case, waits" $ok
+
+# --- stats.c: the stats file as the module writes it ---
+
+fake
+printf 'tabbed\t7\nspaced   8\nbare\n\n  \nlast 9' >"$d/stats"
+t "stats: a key ends at the first blank, its value after any blanks" 0 $'7\n8\n\n9' '' \
+	stats tabbed spaced bare last
+rm "$d/stats"
+t "stats: no stats file" 1 '' "zswbctl: cannot read $d/stats: No such file or directory" stats
+printf 'a 10\nb 5\nc x\nqueue_depth 1\nfree_latency_max_us 4\n' >"$d/stats"
+t "diff: a counter that fell, one that appeared, one not a number" 0 $'a -6\nb 0' '' \
+	diff -- sh -c "printf 'a 4\nb 5\nc y\nd 1\nqueue_depth 9\nfree_latency_max_us 8\n' >'$d/stats'"
+fake
+rm -r "$p"
+t "status: a module without parameters shows the statistics" 0 "$(<"$d/stats")" '' status
+
+# --- json_writer.c: every --json output is JSON (python3 json.loads, strict) ---
+
+# jcheck DESC RC EXPR ARGS...: zswbctl ARGS exits RC with JSON for which EXPR holds.
+jcheck() {
+	local desc=$1 want=$2 expr=$3
+
+	shift 3
+	zsw "$@"
+	if [ "$rc" = "$want" ] && json_ok "$expr"; then
+		result "$desc" 0
+	else
+		diag "$(<"$tmp/pyerr")"
+		result "$desc" 1
+	fi
+}
+fake_mod
+ok=0
+for args in "-j" "--json" "-j status" "status -j" "status --json" "-j -j status" "-j stats" \
+	"stats -j" "stats --json inflight" "stats written_back -j inflight" "--json stats queue_depth"; do
+	# shellcheck disable=SC2086
+	zsw $args
+	if ! { [ "$rc" = 0 ] && [ -z "$err" ] && json_ok 'isinstance(j, dict) and j'; }; then
+		diag "$args: exit $rc, $(<"$tmp/pyerr")"
+		ok=1
+	fi
+done
+result "json: every --json form of status and stats prints one JSON object" $ok
+fake
+jcheck "json: status of unknown parameters, typed" 0 'j == {"parameters": {"batch_free": 7,
+	"compressor": "lz4", "enabled": True, "max_pool_percent": 20, "pool_free": False,
+	"wb_free": True}, "statistics": {"stored_pages": 100, "written_back": 5, "state": "idle"}}' -j
+: >"$d/stats"
+jcheck "json: no statistics, an empty object" 0 'j == {}' -j stats
+jcheck "json: status with no statistics" 0 'j["statistics"] == {} and len(j["parameters"]) == 6' -j
+rm -r "$p"
+jcheck "json: status of a module without parameters" 0 'j == {"parameters": {}, "statistics": {}}' -j
+fake
+printf '%s\n' "neg -5" "negzero -0" "zero 0" "lead 007" "max 18446744073709551615" \
+	"over 18446744073709551616" "plus +1" "hex 0x10" "frac 1.5" "lower y" "upper Y" "no N" \
+	"empty" >"$d/stats"
+jcheck "json: integers in canonical form, only Y and N booleans, the rest strings" 0 \
+	'j == {"neg": -5, "negzero": 0, "zero": 0, "lead": 7, "max": 18446744073709551615,
+	"over": "18446744073709551616", "plus": "+1", "hex": "0x10", "frac": "1.5",
+	"lower": "y", "upper": True, "no": False, "empty": ""}' -j stats
+# Every control character but the line end, quotes, backslash, DEL and UTF-8,
+# in a key and in a value.
+"$py" -c 'import sys
+v = "x" + "".join(chr(c) for c in range(1, 32) if c != 10) + "\"\\\x7f \u00e9"
+sys.stdout.buffer.write(("ke\"y\\\x01 " + v + "\n").encode())' >"$d/stats"
+jcheck "json: control characters, quotes, backslashes escaped; DEL and UTF-8 kept" 0 \
+	'j == {"ke\"y\\\u0001": "x" + "".join(chr(c) for c in range(1, 32) if c != 10) + "\"\\\x7f \u00e9"}' \
+	-j stats
+"$bin" --json stats >/dev/full 2>"$tmp/err"
+rc=$? out='' err=$(<"$tmp/err")
+[[ $rc == 1 && $err == "zswbctl: cannot write to stdout: No space left on device" ]]
+result "json: a write error on stdout fails" $?
+
+# --- prom.c: every line is # HELP, # TYPE or a sample ---
+
+# prom_lines: whether every line of $out is one of the three; diag the others.
+prom_lines() {
+	local name='zswap_wb_[a-zA-Z0-9_]+' label='[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*"' l
+
+	grep -vxE "# HELP $name .+|# TYPE $name (counter|gauge|histogram)|$name(\\{$label(,$label)*\\})? -?[0-9]+(\\.[0-9]+)?" \
+		<<<"$out" >"$tmp/prom.bad"
+	while IFS= read -r l; do diag "not a line of the text format: $l"; done <"$tmp/prom.bad"
+	[ ! -s "$tmp/prom.bad" ]
+}
+ok=0
+for tree in fake fake_mod; do
+	$tree
+	[ -e "$d/free_latency_us" ] || printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+	zsw prometheus
+	if ! { [ "$rc" = 0 ] && [ -n "$out" ] && prom_lines; }; then
+		diag "$tree: exit $rc"
+		ok=1
+	fi
+done
+result "prometheus: every line of the output is # HELP, # TYPE or a sample" $ok
+fake
+printf 'a"b\\c\n' >"$p/weird"
+printf 'l1\nl2\n' >"$p/multi"
+echo -3 >"$p/negp"
+echo x >"$p/bad-name"
+printf '%s\n' "k 1" "bad-key 2" "v_node1 3" "v_node2 4" "w_node 5" "x_nodeA 6" >"$d/stats"
+printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+zsw prometheus
+ok=0
+[[ $rc == 0 && $err == "zswbctl: parameter 'bad-name' left out: not a metric name" ]] || ok=1
+prom_lines || ok=1
+printf '%s\n' "$out" | promcheck || { diag "$(<"$tmp/prom.err")"; ok=1; }
+for l in 'zswap_wb_param_info{name="weird",value="a\"b\\c"} 1' \
+	'zswap_wb_param_info{name="multi",value="l1\nl2"} 1' 'zswap_wb_param_negp -3' \
+	'zswap_wb_k_total 1' 'zswap_wb_v_total{node="1"} 3' 'zswap_wb_v_total{node="2"} 4' \
+	'zswap_wb_w_node_total 5' 'zswap_wb_x_nodeA_total 6'; do
+	grep -qxF "$l" <<<"$out" || { diag "missing: $l"; ok=1; }
+done
+! grep -q 'bad' <<<"$out" || ok=1
+result "prometheus: label values escaped, odd names left out, node suffixes only with a number" $ok
+fake
+for i in $(seq 64); do echo "$i 1"; done >"$d/free_latency_us"
+zsw prometheus
+[[ $rc == 0 && $(grep -c '^zswap_wb_free_latency_seconds_bucket' <<<"$out") == 64 ]] &&
+	grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 64' <<<"$out"
+result "prometheus: a histogram of 64 buckets" $?
+echo "65 1" >>"$d/free_latency_us"
+t "prometheus: a histogram of 65 buckets is refused" 1 '' \
+	"zswbctl: $d/free_latency_us: unexpected line '65 1'" prometheus
+printf '%s\n' "4 1" "2 1" >"$d/free_latency_us"
+t "prometheus: histogram bounds that do not rise are refused" 1 '' \
+	"zswbctl: $d/free_latency_us: unexpected line '2 1'" prometheus
+: >"$d/free_latency_us"
+t "prometheus: an empty histogram is refused" 1 '' "zswbctl: $d/free_latency_us is empty" prometheus
+echo "8 3" >"$d/free_latency_us"
+zsw prometheus
+grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 3' <<<"$out" &&
+	[ "$(grep -c '_bucket' <<<"$out")" = 1 ]
+result "prometheus: a one-line histogram is +Inf alone" $?
+(cd "$tmp/tf" && zsw prometheus - && [ "$rc" = 0 ] && [ -n "$out" ] && [ ! -e "$tmp/tf/-" ])
+result "prometheus: FILE '-' is stdout" $?
+if command -v promtool >/dev/null; then
+	fake_mod
+	zsw prometheus
+	printf '%s\n' "$out" | promtool check metrics >"$tmp/promtool.log" 2>&1
+	rc=$? err=$(<"$tmp/promtool.log")
+	result "prometheus: promtool check metrics" $rc
+else
+	skip "prometheus: promtool check metrics" "no promtool (Debian's package prometheus has it)"
+fi
+
 make -s -C "$here" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
 	[ "$(stat -c %a "$tmp/root/usr/sbin/zswbctl")" = 755 ] &&
 	[ "$(stat -c %a "$tmp/root/usr/share/man/man8/zswbctl.8")" = 644 ] &&
@@ -756,16 +1047,39 @@ make -s -C "$here" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 
 	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
 result "make install PREFIX=/usr/local" $?
 
+# zswbctl's own sources; json_writer.[ch] are the kernel's bpftool's, in
+# its style (checked against the kernel's copy instead).
+own_srcs=()
+for f in "$here"/*.[ch]; do
+	[[ $f == */json_writer.[ch] ]] || own_srcs+=("$f")
+done
 cp=$(compgen -G "$ZSWB_CACHE/linux-*/scripts/checkpatch.pl" | head -1)
 if [ -n "$cp" ]; then
-	perl "$cp" --strict --no-tree -q -f "$here/zswbctl.c" >"$tmp/cp.log" 2>&1
+	perl "$cp" --strict --no-tree -q -f "${own_srcs[@]}" >"$tmp/cp.log" 2>&1
 	rc=$?
 	out=$(<"$tmp/cp.log")
 	err=''
 	[ "$rc" = 0 ] && [ -z "$out" ]
-	result "checkpatch --strict -f zswbctl.c" $?
+	result "checkpatch --strict -f on zswbctl's sources" $?
 else
-	skip "checkpatch --strict -f zswbctl.c" "no kernel source in $ZSWB_CACHE"
+	skip "checkpatch --strict -f on zswbctl's sources" "no kernel source in $ZSWB_CACHE"
+fi
+
+# json_writer.[ch] are the kernel's bpftool copy: each change is marked.
+kjw=$(compgen -G "$ZSWB_CACHE/linux-*/tools/bpf/bpftool/json_writer.c" | head -1)
+if [ -n "$kjw" ]; then
+	ok=0
+	for f in json_writer.c json_writer.h; do
+		diff -U0 "${kjw%/*}/$f" "$here/$f" >"$tmp/jw.diff"
+		"$py" -c 'import re, sys
+hunks = re.split(r"^@@.*\n", open(sys.argv[1]).read(), flags=re.M)[1:]
+sys.exit(0 if all(re.search(r"^\+.*zswbctl:", h, re.M) for h in hunks) else 1)' \
+			"$tmp/jw.diff" || { diag "$f: a change to the kernel's copy not marked zswbctl:"; ok=1; }
+	done
+	result "json_writer.[ch]: the kernel's bpftool copy, each change marked zswbctl:" $ok
+else
+	skip "json_writer.[ch]: the kernel's bpftool copy, each change marked zswbctl:" \
+		"no kernel source in $ZSWB_CACHE"
 fi
 
 # The results, through the kernel's KTAP printer like every other suite.

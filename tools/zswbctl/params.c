@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswbctl: the module parameters, files in $ZSWB_SYSFS/parameters: what
+ * values each takes, reading and setting them ("get", "set"), and turning
+ * the free policies off before the module is removed ("unload").
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "zswbctl.h"
+
+#define UNLOAD_TRIES	50
+
+enum param_type { PARAM_BOOL, PARAM_UINT, PARAM_ENUM };
+
+/*
+ * The words a boolean parameter takes, in any case, as zswb_parse_bool()
+ * in module/main.c: in pairs, the word that turns it on, then the word
+ * that turns it off.
+ */
+static const char * const bool_words[] = {
+	"1", "0", "y", "n", "yes", "no", "on", "off", "true", "false", NULL,
+};
+
+static const char * const shrink_policies[] = {
+	"stock", "carry", "split", "per_node", "local_first", NULL,
+};
+
+static const char * const readahead_policies[] = {
+	"stock", "skip_fault", "skip_zswap_slots", NULL,
+};
+
+/*
+ * The module's parameters, worded as in Documentation/zswap_wb.rst: set
+ * checks values against this before writing anything, and --help and the
+ * Prometheus HELP lines print it. A parameter not listed is passed through.
+ */
+static const struct param_info {
+	const char *name;
+	enum param_type type;
+	const char * const *values;	/* PARAM_ENUM, PARAM_BOOL: NULL-terminated */
+	unsigned long min, max;		/* PARAM_UINT: the range */
+	const char *def;
+	const char *help;
+} params[] = {
+	{ "sync_free", PARAM_BOOL, bool_words, 0, 0, "N",
+	  "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
+	},
+	{ "async_free", PARAM_BOOL, bool_words, 0, 0, "N",
+	  "Free writeback folios from a work item as soon as their write ends, on block and file swap."
+	},
+	{ "shrink_policy", PARAM_ENUM, shrink_policies, 0, 0, "stock",
+	  "How shrink_memcg() spreads its batch over the nodes." },
+	{ "shrink_batch", PARAM_UINT, NULL, 1, 1024, "32",
+	  "Entries one shrink_memcg() call may scan, 1..1024." },
+	{ "readahead_policy", PARAM_ENUM, readahead_policies, 0, 0, "stock",
+	  "Which swap readahead to skip for zswap entries on a swapin fault." },
+};
+
+/*
+ * What a parameter means for the folios in flight, the one place that
+ * knows it: the module's contract, inferred from names alone until the
+ * module exports it as data.
+ */
+#define DRAIN_ON_UNLOAD	0x1	/* a free policy: unload turns it off first */
+#define DRAIN_WAIT_OFF	0x2	/* off leaves folios under writeback: set waits */
+
+/*
+ * The DRAIN_* flags of parameter @name. Every parameter whose name ends
+ * in "_free" is a free policy: unload turns each one that reads as a
+ * boolean off before it removes the module (and puts the old values back
+ * if the module stays), then waits once for $ZSWB_DEBUGFS/inflight to
+ * read 0. Only async_free leaves folios in flight when set turns it off:
+ * set then waits for inflight likewise (wait_inflight()).
+ */
+static unsigned int drain_flags(const char *name)
+{
+	size_t len = strlen(name);
+	unsigned int flags = 0;
+
+	if (len >= 5 && !strcmp(name + len - 5, "_free"))
+		flags |= DRAIN_ON_UNLOAD;
+	if (!strcmp(name, "async_free"))
+		flags |= DRAIN_WAIT_OFF;
+	return flags;
+}
+
+/* A parameter changed by this invocation and the value to put back. */
+struct undo {
+	const char *name;
+	char *old;
+};
+
+/* The parameter lines of --help: each one's values and default. */
+void print_params_help(void)
+{
+	const char * const *v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		printf("  %-17s", params[i].name);
+		switch (params[i].type) {
+		case PARAM_UINT:
+			printf("an integer from %lu to %lu", params[i].min, params[i].max);
+			break;
+		case PARAM_BOOL:	/* "1|0, y|n, ...": each pair on|off */
+			fputs("boolean:", stdout);
+			for (v = params[i].values; v[0] && v[1]; v += 2)
+				printf("%s %s|%s", v == params[i].values ? "" : ",", v[0], v[1]);
+			break;
+		case PARAM_ENUM:
+			for (v = params[i].values; *v; v++)
+				printf("%s%s", v == params[i].values ? "" : ", ", *v);
+			break;
+		}
+		printf(" (default %s)\n", params[i].def);
+	}
+}
+
+/* Build the path of parameter @name in @buf; false for a bad name. */
+static bool param_path(char *buf, const char *name)
+{
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	return snprintf(buf, PATH_MAX, "%s/parameters/%s", sysfs_dir,
+			name) < PATH_MAX;
+}
+
+/* Read parameter @name minus its trailing newline, as read_all(). */
+char *param_read(const char *name, int *err)
+{
+	char path[PATH_MAX], *val;
+	size_t len;
+
+	*err = -ENOENT;
+	if (!param_path(path, name))
+		return NULL;
+	val = read_all(path, err);
+	len = val ? strlen(val) : 0;
+	if (len && val[len - 1] == '\n')
+		val[len - 1] = '\0';
+	return val;
+}
+
+/* Set parameter @name to @val; 0 or -errno. */
+static int param_write(const char *name, const char *val)
+{
+	char path[PATH_MAX];
+
+	if (!param_path(path, name))
+		return -ENOENT;
+	return write_str(path, val);
+}
+
+/* Report that parameter @name could not be read; returns 1. */
+int read_failed(const char *name, int err)
+{
+	if (err == -ENOENT)
+		msg("unknown parameter '%s'", name);
+	else
+		msg("cannot read %s: %s", name, strerror(-err));
+	return 1;
+}
+
+/* Put back the @n saved parameters in @u, newest first; 0 or 1. */
+static int undo_all(struct undo *u, int n)
+{
+	int err, ret = 0;
+
+	while (n-- > 0) {
+		err = param_write(u[n].name, u[n].old);
+		if (err) {
+			msg("cannot restore %s to '%s': %s", u[n].name,
+			    u[n].old, strerror(-err));
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+/* Free the saved values of the @n entries in @u and @u itself. */
+static void undo_free(struct undo *u, int n)
+{
+	while (n-- > 0)
+		free(u[n].old);
+	free(u);
+}
+
+/* scandir() filter: skip "." and "..". */
+static int not_dot(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+}
+
+/* List parameter names sorted; count, or -1 after reporting an error. */
+int param_list(struct dirent ***ents)
+{
+	char path[PATH_MAX];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/parameters", sysfs_dir);
+	n = scandir(path, ents, not_dot, alphasort);
+	if (n < 0 && errno == ENOENT) {
+		*ents = NULL;
+		return 0;	/* a module without parameters */
+	}
+	if (n < 0)
+		msg("cannot list %s: %s", path, strerror(errno));
+	return n;
+}
+
+/* Free a list returned by param_list(). */
+void param_list_free(struct dirent **ents, int n)
+{
+	while (n-- > 0)
+		free(ents[n]);
+	free(ents);
+}
+
+/* The description of parameter @name, or NULL if zswbctl does not know it. */
+static const struct param_info *param_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++)
+		if (!strcmp(params[i].name, name))
+			return &params[i];
+	return NULL;
+}
+
+/* The documentation's words for parameter @name, or NULL if not known. */
+const char *param_help(const char *name)
+{
+	const struct param_info *p = param_find(name);
+
+	return p ? p->help : NULL;
+}
+
+/* Whether @val is one of the NULL-terminated @words (@icase: in any case). */
+static bool is_word(const char *val, const char * const *words, bool icase)
+{
+	for (; *words; words++)
+		if (icase ? !strcasecmp(val, *words) : !strcmp(val, *words))
+			return true;
+	return false;
+}
+
+/* Whether @val turns a boolean parameter off: the second word of a pair. */
+static bool is_false_word(const char *val)
+{
+	const char * const *v;
+
+	for (v = bool_words; v[0] && v[1]; v += 2)
+		if (!strcasecmp(val, v[1]))
+			return true;
+	return false;
+}
+
+/*
+ * Check @val for parameter @name as the module will, so that a bad value
+ * is refused before anything is written; 0, or EXIT_USAGE after saying why.
+ * Values of parameters zswbctl does not know are left to the module.
+ */
+static int param_check(const char *name, const char *val)
+{
+	const struct param_info *p = param_find(name);
+	const char * const *v;
+	unsigned long num;
+	char *end;
+
+	if (!p)
+		return 0;
+	switch (p->type) {
+	case PARAM_UINT:
+		/* As kstrtouint(..., 0, ...): decimal, 0x hex or 0 octal. */
+		errno = 0;
+		num = isdigit((unsigned char)*val) ? strtoul(val, &end, 0) : 0;
+		if (isdigit((unsigned char)*val) && !errno && !*end &&
+		    num >= p->min && num <= p->max)
+			return 0;
+		msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
+		    p->min, p->max);
+		return EXIT_USAGE;
+	case PARAM_BOOL:
+	case PARAM_ENUM:
+		/* As the module: booleans in any case, names exactly. */
+		if (is_word(val, p->values, p->type == PARAM_BOOL))
+			return 0;
+		fprintf(stderr, "zswbctl: invalid value '%s' for %s: one of", val, name);
+		for (v = p->values; *v; v++)
+			fprintf(stderr, "%s %s", v == p->values ? "" : ",", *v);
+		fputc('\n', stderr);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Turning async_free off stops marking at once but does not wait for the
+ * folios under writeback: a stalled swap device would otherwise hold every
+ * parameter of the module. Wait here instead, in user space, where Ctrl-C
+ * works, saying what is waited for. Without debugfs there is nothing to
+ * watch: unload then relies on its retries. 0, or 1 if interrupted.
+ */
+static int wait_inflight(void)
+{
+	const struct timespec pause = { .tv_nsec = 100 * 1000 * 1000 };
+	unsigned long long n, last = 0;
+	char path[PATH_MAX], *val;
+	int err, tick = 0, ret = 0;
+	sigset_t intr, old;
+
+	/* Ctrl-C ends the wait, not the process: say what is left. */
+	sigemptyset(&intr);
+	sigaddset(&intr, SIGINT);
+	sigprocmask(SIG_BLOCK, &intr, &old);
+	snprintf(path, sizeof(path), "%s/inflight", debugfs_dir);
+	for (;;) {
+		val = read_all(path, &err);
+		if (val)
+			val[strcspn(val, "\n")] = '\0';
+		if (!val || !parse_num(val, &n) || !n) {
+			free(val);
+			break;
+		}
+		free(val);
+		/* at most once a second, and only when it changed */
+		if (tick++ % 10 == 0 && n != last) {
+			msg("waiting for %llu folios under writeback (Ctrl-C stops waiting)", n);
+			last = n;
+		}
+		if (sigtimedwait(&intr, NULL, &pause) == SIGINT) {
+			msg("stopped: %llu folios are freed as their writes end", n);
+			ret = 1;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+/* "get NAME": print one parameter's value. */
+int cmd_get(char **argv)
+{
+	char *val;
+	int err;
+
+	val = param_read(argv[0], &err);
+	if (!val)
+		return read_failed(argv[0], err);
+	puts(val);
+	free(val);
+	return 0;
+}
+
+/* "set NAME VALUE...": set in order, undo all of them on a failure. */
+int cmd_set(char **argv)
+{
+	int i, n, err, ret = 0;
+	struct undo *u;
+
+	for (n = 0; argv[n]; n++)
+		;
+	if (n % 2)
+		return print_usage(stderr, EXIT_USAGE);
+	n /= 2;
+	/* Check every value first: a bad one then changes nothing. */
+	for (i = 0; i < n; i++) {
+		ret = param_check(argv[2 * i], argv[2 * i + 1]);
+		if (ret)
+			return ret;
+	}
+	u = calloc(n, sizeof(*u));
+	if (!u) {
+		msg("out of memory");
+		return 1;
+	}
+	/* Read every old value first: an unknown name then changes nothing. */
+	for (i = 0; i < n; i++) {
+		u[i].name = argv[2 * i];
+		u[i].old = param_read(u[i].name, &err);
+		if (!u[i].old) {
+			ret = read_failed(u[i].name, err);
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		err = param_write(u[i].name, argv[2 * i + 1]);
+		if (err) {
+			msg("cannot set %s to '%s': %s", u[i].name,
+			    argv[2 * i + 1], strerror(-err));
+			undo_all(u, i);
+			ret = 1;
+			break;
+		}
+	}
+	/* Off means the folios in flight are freed too, once this returns. */
+	for (i = 0; i < n && !ret; i++)
+		if ((drain_flags(u[i].name) & DRAIN_WAIT_OFF) &&
+		    is_false_word(argv[2 * i + 1]))
+			ret = wait_inflight();
+out:
+	undo_free(u, n);
+	return ret;
+}
+
+/* Call delete_module(), retrying while the module is busy; 0 or errno. */
+static int unload_module(void)
+{
+	const struct timespec pause = { .tv_nsec = 100 * 1000 * 1000 };
+	int try;
+
+	for (try = 1; ; try++) {
+		if (!syscall(SYS_delete_module, MODNAME, O_NONBLOCK))
+			return 0;
+		if ((errno != EBUSY && errno != EAGAIN) || try == UNLOAD_TRIES)
+			return errno;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Set each boolean DRAIN_ON_UNLOAD parameter to 0, saving it in @u[*k]; 0 or 1. */
+static int drain_free_params(struct dirent **ents, int n, struct undo *u,
+			     int *k)
+{
+	const char *name;
+	char *old;
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		name = ents[i]->d_name;
+		if (!(drain_flags(name) & DRAIN_ON_UNLOAD))
+			continue;
+		old = param_read(name, &err);
+		if (!old)
+			return read_failed(name, err);
+		/* Kernel bool and invbool parameters read as Y or N. */
+		if (value_kind(old) != VALUE_BOOL) {
+			free(old);
+			continue;
+		}
+		err = param_write(name, "0");
+		if (err) {
+			msg("cannot set %s to '0': %s", name, strerror(-err));
+			free(old);
+			return 1;
+		}
+		u[*k].name = name;
+		u[(*k)++].old = old;
+	}
+	return 0;
+}
+
+/* "unload": drain via the free policies (drain_flags()), then remove the module. */
+int cmd_unload(char **argv __maybe_unused)
+{
+	const char *skip = getenv("ZSWB_NO_DELETE_MODULE");
+	struct dirent **ents;
+	struct undo *u;
+	int n, k = 0, err, ret;
+
+	n = param_list(&ents);
+	if (n < 0)
+		return 1;
+	u = calloc(n + 1, sizeof(*u));
+	if (!u)
+		msg("out of memory");
+	ret = u ? drain_free_params(ents, n, u, &k) : 1;
+	if (!ret)
+		ret = wait_inflight();
+	if (!ret && skip && !strcmp(skip, "1")) {
+		printf("ZSWB_NO_DELETE_MODULE=1: would call delete_module(\"%s\", O_NONBLOCK)\n",
+		       MODNAME);
+	} else if (!ret) {
+		err = unload_module();
+		if (err) {
+			msg("cannot unload " MODNAME ": %s", strerror(err));
+			ret = 1;
+		}
+	}
+	/* A module that stays loaded gets its old settings back. */
+	if (ret)
+		undo_all(u, k);
+	undo_free(u, k);
+	param_list_free(ents, n);
+	return ret;
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswbctl: the statistics, "key value" lines in $ZSWB_DEBUGFS/stats
+ * (counters, gauges, latency percentiles) and the free-latency histogram
+ * in $ZSWB_DEBUGFS/free_latency_us: "status", "stats", "diff", "reset".
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "json_writer.h"
+#include "zswbctl.h"
+
+/*
+ * The statistics, worded as in Documentation/zswap_wb.rst. Only counters
+ * have deltas (diff) and are Prometheus counters; a key not listed is
+ * taken as a counter. Per-node keys are "<key>_node<N>".
+ */
+static const struct stat_info stat_infos[] = {
+	{ "written_back", STAT_COUNTER, "Folios written back while the backend was armed." },
+	{ "freed_sync", STAT_COUNTER, "Freed right after a synchronous write (sync_free)." },
+	{ "freed_async", STAT_COUNTER,
+	  "Freed by the work item after the write ended (async_free)." },
+	{ "raced", STAT_COUNTER, "Claimed by a swapin (mapped, or out of swap cache), put back." },
+	{ "write_errors", STAT_COUNTER, "Re-dirtied by a failed write, never mapped, put back." },
+	{ "fallbacks", STAT_COUNTER, "Left on the LRU because the policy was off." },
+	{ "mark_failed", STAT_COUNTER,
+	  "Could not be marked, put on the LRU after the write." },
+	{ "work_runs", STAT_COUNTER, "Runs of the deferred-free work item." },
+	{ "requeued", STAT_COUNTER,
+	  "Ended before zswap let it go; queued by writeback_issued() once it did." },
+	{ "shrink_calls_worker", STAT_COUNTER, "shrink_memcg() calls from shrink_worker()." },
+	{ "shrink_calls_store", STAT_COUNTER, "shrink_memcg() calls from zswap_store()." },
+	{ "shrink_enoent", STAT_COUNTER, "Calls that found nothing to scan (-ENOENT)." },
+	{ "shrink_eagain", STAT_COUNTER, "Calls that scanned but wrote nothing back (-EAGAIN)." },
+	{ "store_rejects", STAT_COUNTER, "zswap_store() calls rejected because shrinking failed." },
+	{ "shrink_scanned", STAT_COUNTER, "Entries shrink_memcg() scanned on node N." },
+	{ "shrink_written", STAT_COUNTER, "Entries shrink_memcg() wrote back from node N." },
+	{ "ra_faults_alone", STAT_COUNTER,
+	  "Faults on a zswap entry read alone (both skip policies)." },
+	{ "ra_windows_shrunk", STAT_COUNTER, "Readahead windows the policy made smaller." },
+	{ "ra_zswap_slots_skipped", STAT_COUNTER,
+	  "Neighbour slots left out because they were in zswap." },
+	{ "ra_disk_slots", STAT_COUNTER, "Neighbour slots on disk left in the window." },
+	{ "queue_depth", STAT_GAUGE,
+	  "Folios on the per-CPU lists between writeback end and the work item." },
+	{ "queue_depth_max", STAT_GAUGE,
+	  "The most folios one drain took off a CPU's list since load or reset." },
+	{ "inflight", STAT_GAUGE,
+	  "Marked off-LRU folios whose write is not yet resolved (freed or put back)." },
+	{ "free_latency_p50_us", STAT_LATENCY,
+	  "50th percentile of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
+	},
+	{ "free_latency_p99_us", STAT_LATENCY,
+	  "99th percentile of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
+	},
+	{ "free_latency_max_us", STAT_LATENCY,
+	  "Maximum of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
+	},
+};
+
+/* Print the stats file as it is; 0 or the exit code. */
+static int stats_print(void)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	buf = debugfs_read("stats", &ret);
+	if (!buf)
+		return ret;
+	len = strlen(buf);
+	fputs(buf, stdout);
+	if (len && buf[len - 1] != '\n')
+		putchar('\n');
+	free(buf);
+	return 0;
+}
+
+/* Read and split the stats file into key/value pairs; 0 or the exit code. */
+int stats_load(struct stats *st)
+{
+	struct stat_ent *tmp;
+	char *line, *save, *p;
+	int ret;
+
+	st->ent = NULL;
+	st->n = 0;
+	st->buf = debugfs_read("stats", &ret);
+	if (!st->buf)
+		return ret;
+	for (line = strtok_r(st->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tmp = realloc(st->ent, (st->n + 1) * sizeof(*tmp));
+		if (!tmp) {
+			msg("out of memory");
+			return 1;
+		}
+		st->ent = tmp;
+		p = line + strcspn(line, " \t");
+		if (*p)
+			*p++ = '\0';
+		st->ent[st->n].key = line;
+		st->ent[st->n++].val = p + strspn(p, " \t");
+	}
+	return 0;
+}
+
+/* Free what stats_load() allocated. */
+void stats_free(struct stats *st)
+{
+	free(st->ent);
+	free(st->buf);
+}
+
+/* Return the value of @key in @st, or NULL. */
+static const char *stats_find(const struct stats *st, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->ent[i].key, key))
+			return st->ent[i].val;
+	return NULL;
+}
+
+/* Split "<base>_node<N>" into the length of base and N; false otherwise. */
+bool node_key(const char *key, size_t *base_len, const char **node)
+{
+	const char *p = strrchr(key, '_');
+
+	if (!p || p == key || strncmp(p, "_node", 5) || !p[5])
+		return false;
+	if (strspn(p + 5, "0123456789") != strlen(p + 5))
+		return false;
+	*base_len = p - key;
+	*node = p + 5;
+	return true;
+}
+
+/* The description of statistic @key (or of its per-node base), or NULL. */
+const struct stat_info *stat_find(const char *key)
+{
+	const char *node;
+	size_t i, len;
+
+	if (!node_key(key, &len, &node))
+		len = strlen(key);
+	for (i = 0; i < ARRAY_SIZE(stat_infos); i++)
+		if (strlen(stat_infos[i].key) == len && !strncmp(stat_infos[i].key, key, len))
+			return &stat_infos[i];
+	return NULL;
+}
+
+/* Whether @key is a counter: what zswbctl does not know is taken as one. */
+static bool stat_is_counter(const char *key)
+{
+	const struct stat_info *s = stat_find(key);
+
+	return !s || s->kind == STAT_COUNTER;
+}
+
+/* A JSON writer on stdout, indented as a person reads it; NULL if none. */
+static json_writer_t *json_open(void)
+{
+	json_writer_t *w = jsonw_new(stdout);
+
+	if (!w) {
+		msg("out of memory");
+		return NULL;
+	}
+	jsonw_pretty(w, true);
+	return w;
+}
+
+/*
+ * Write @val, as read from sysfs or debugfs, as a JSON value: Y and N
+ * (kernel booleans) become true and false, integers numbers, anything
+ * else a string.
+ */
+static void json_value(json_writer_t *w, const char *val)
+{
+	unsigned long long num;
+
+	switch (value_kind(val)) {
+	case VALUE_BOOL:
+		jsonw_bool(w, *val == 'Y');
+		break;
+	case VALUE_NUM:
+		parse_num(val, &num);
+		if (*val == '-')
+			jsonw_int(w, (long long)num);
+		else
+			jsonw_lluint(w, num);
+		break;
+	case VALUE_NAME:
+		jsonw_string(w, val);
+		break;
+	}
+}
+
+/* Write the statistics of @st named in @keys (each in @st; none: all) as a JSON object. */
+static void json_stats(json_writer_t *w, const struct stats *st, char **keys)
+{
+	size_t i;
+
+	jsonw_start_object(w);
+	for (i = 0; keys && keys[i]; i++) {
+		jsonw_name(w, keys[i]);
+		json_value(w, stats_find(st, keys[i]));
+	}
+	for (i = 0; (!keys || !*keys) && i < st->n; i++) {
+		jsonw_name(w, st->ent[i].key);
+		json_value(w, st->ent[i].val);
+	}
+	jsonw_end_object(w);
+}
+
+/*
+ * "status": every parameter as "name = value", then the statistics; or
+ * with --json, {"parameters": {...}, "statistics": {...} or null}. When
+ * debugfs cannot be read the parameters are still shown, the cause is on
+ * stderr and is the exit status.
+ */
+int cmd_status(char **argv __maybe_unused)
+{
+	json_writer_t *w = NULL;
+	struct dirent **ents;
+	int i, n, err, dbg, ret = 0;
+	struct stats st = { 0 };
+	char *val;
+
+	n = param_list(&ents);
+	if (n < 0)
+		return 1;
+	if (json) {
+		w = json_open();
+		if (!w) {
+			param_list_free(ents, n);
+			return 1;
+		}
+		jsonw_start_object(w);
+		jsonw_name(w, "parameters");
+		jsonw_start_object(w);
+	}
+	for (i = 0; i < n; i++) {
+		val = param_read(ents[i]->d_name, &err);
+		if (!val) {
+			ret = read_failed(ents[i]->d_name, err);
+			continue;
+		}
+		if (w) {
+			jsonw_name(w, ents[i]->d_name);
+			json_value(w, val);
+		} else {
+			printf("%s = %s\n", ents[i]->d_name, val);
+		}
+		free(val);
+	}
+	param_list_free(ents, n);
+	if (w) {
+		jsonw_end_object(w);
+		jsonw_name(w, "statistics");
+	}
+	dbg = check_debugfs();
+	if (!dbg)
+		dbg = w ? stats_load(&st) : stats_print();
+	if (w && !dbg)
+		json_stats(w, &st, NULL);
+	else if (w)
+		jsonw_null(w);
+	if (w) {
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
+	stats_free(&st);
+	if (dbg)
+		msg("statistics not shown, parameters only");
+	return dbg ? dbg : ret;
+}
+
+/* "stats [KEY...]": print the statistics, or the values of some keys. */
+int cmd_stats(char **argv)
+{
+	json_writer_t *w;
+	struct stats st;
+	const char *val;
+	int i, ret;
+
+	if (!*argv && !json)
+		return stats_print();
+	ret = stats_load(&st);
+	for (i = 0; argv[i] && !ret; i++) {
+		if (!stats_find(&st, argv[i])) {
+			msg("unknown statistic '%s'", argv[i]);
+			ret = 1;
+		}
+	}
+	if (json && !ret) {
+		w = json_open();
+		if (w) {
+			json_stats(w, &st, argv);
+			jsonw_destroy(&w);
+		} else {
+			ret = 1;
+		}
+	}
+	/* Print nothing unless all keys exist: output lines match keys. */
+	for (i = 0; argv[i] && !ret && !json; i++) {
+		val = stats_find(&st, argv[i]);
+		if (val)
+			puts(val);
+	}
+	stats_free(&st);
+	return ret;
+}
+
+/* Run @argv and wait; its exit status, or 128 + signal like a shell. */
+static int run_cmd(char **argv)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
+	int status, err;
+	pid_t pid;
+
+	fflush(NULL);
+	/* Like system(): a ^C is for the command, we still print deltas. */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	pid = fork();
+	if (!pid) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		execvp(argv[0], argv);
+		err = errno;
+		msg("cannot run %s: %s", argv[0], strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	if (pid < 0)
+		msg("cannot fork: %s", strerror(errno));
+	if (pid > 0 && waitpid(pid, &status, 0) < 0) {
+		msg("cannot wait for %s: %s", argv[0], strerror(errno));
+		pid = -1;
+	}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	if (pid < 0)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+				   128 + WTERMSIG(status);
+}
+
+/*
+ * "diff -- CMD...": print how each counter changed over CMD. Gauges and
+ * latency percentiles describe a moment, not a count: their difference
+ * means nothing, so they are left out.
+ */
+int cmd_diff(char **argv)
+{
+	unsigned long long a, b;
+	struct stats before, after;
+	const char *old;
+	int ret, err;
+	size_t i;
+
+	if (*argv && !strcmp(*argv, "--"))
+		argv++;
+	if (!*argv)
+		return print_usage(stderr, EXIT_USAGE);
+	ret = stats_load(&before);
+	if (ret) {
+		stats_free(&before);
+		return ret;
+	}
+	ret = run_cmd(argv);
+	err = stats_load(&after);
+	if (err) {
+		ret = ret ? ret : err;	/* never claim success without deltas */
+		goto out;
+	}
+	for (i = 0; i < after.n; i++) {
+		if (!stat_is_counter(after.ent[i].key))
+			continue;
+		old = stats_find(&before, after.ent[i].key);
+		if (old && parse_num(old, &b) && parse_num(after.ent[i].val, &a))
+			printf("%s %lld\n", after.ent[i].key, (long long)(a - b));
+	}
+out:
+	stats_free(&after);
+	stats_free(&before);
+	return ret;
+}
+
+/* "reset": zero the statistics. */
+int cmd_reset(char **argv __maybe_unused)
+{
+	char path[PATH_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/reset", debugfs_dir);
+	err = write_str(path, "1");
+	return err ? debugfs_failed("reset statistics", err) : 0;
+}
+
+/*
+ * Read free_latency_us: "bound count" lines, bound in microseconds and
+ * rising; the module counts a time at or over the last bound in the last
+ * line. 0, or the exit code after saying why.
+ */
+int latency_load(struct latency *lat)
+{
+	char *buf, *line, *save;
+	int n = 0, ret;
+
+	buf = debugfs_read("free_latency_us", &ret);
+	if (!buf)
+		return ret;
+	for (line = strtok_r(buf, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (n == LAT_MAX_BUCKETS ||
+		    sscanf(line, "%llu %llu", &lat->bound[n], &lat->count[n]) != 2 ||
+		    strspn(line, "0123456789 ") != strlen(line) ||
+		    (n && lat->bound[n] <= lat->bound[n - 1])) {
+			msg("%s/free_latency_us: unexpected line '%s'", debugfs_dir, line);
+			ret = 1;
+		}
+		n++;
+	}
+	free(buf);
+	if (!n && !ret) {
+		msg("%s/free_latency_us is empty", debugfs_dir);
+		ret = 1;
+	}
+	lat->n = n;
+	return ret;
+}

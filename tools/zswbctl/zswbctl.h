@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * zswbctl: what the command files share. main.c picks the command (the
+ * table, the options, the usage and exit codes); params.c reads and sets
+ * the module parameters; stats.c reads the statistics; prom.c writes them
+ * in the Prometheus text format; common.c holds the file helpers and says
+ * why the module or debugfs is not there. Every JSON byte comes from
+ * json_writer.c, the kernel's bpftool's.
+ */
+#ifndef ZSWBCTL_H
+#define ZSWBCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define MODNAME		"zswap_wb"
+#define HOOK_CONFIG	"CONFIG_ZSWAP_WRITEBACK_HOOK"
+
+/* Exit status: one for each cause, listed by --help and in zswbctl(8). */
+#define EXIT_FAIL	1	/* an operation failed */
+#define EXIT_NOMOD	2	/* the module is not loaded */
+#define EXIT_NOHOOK	3	/* the running kernel has no writeback hook */
+#define EXIT_NODEBUGFS	4	/* debugfs is not mounted */
+#define EXIT_NOACCESS	5	/* debugfs refused us: not root */
+#define EXIT_LOCKDOWN	6	/* kernel lockdown refused a debugfs file */
+#define EXIT_USAGE	64	/* bad command line or value */
+
+/* What a command needs before it runs: check_dirs() checks it. */
+#define NEED_SYSFS	1
+#define NEED_DEBUGFS	2
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __maybe_unused	__attribute_maybe_unused__
+
+/* Print "zswbctl: <message>" on stderr; @fmt is a string literal. */
+#define msg(fmt, ...)	fprintf(stderr, "zswbctl: " fmt "\n", ##__VA_ARGS__)
+
+struct dirent;
+
+/* main.c: $ZSWB_SYSFS, $ZSWB_DEBUGFS, and whether --json was given. */
+extern const char *sysfs_dir;
+extern const char *debugfs_dir;
+extern bool json;
+
+int print_usage(FILE *f, int code);
+
+/* common.c */
+const char *env_or(const char *name, const char *def);
+int neg_errno(void);
+char *read_all(const char *path, int *err);
+int write_str(const char *path, const char *val);
+int debugfs_failed(const char *what, int err);
+char *debugfs_read(const char *name, int *code);
+int check_debugfs(void);
+int check_dirs(int needs);
+bool parse_num(const char *s, unsigned long long *v);
+void print_num(FILE *f, const char *s);
+
+enum value_kind {
+	VALUE_BOOL,	/* Y or N, as the kernel prints bool parameters */
+	VALUE_NUM,	/* a whole decimal integer (parse_num()) */
+	VALUE_NAME,	/* anything else */
+};
+
+enum value_kind value_kind(const char *val);
+
+/* params.c */
+void print_params_help(void);
+const char *param_help(const char *name);
+char *param_read(const char *name, int *err);
+int read_failed(const char *name, int err);
+int param_list(struct dirent ***ents);
+void param_list_free(struct dirent **ents, int n);
+int cmd_get(char **argv);
+int cmd_set(char **argv);
+int cmd_unload(char **argv);
+
+/* stats.c */
+enum stat_kind { STAT_COUNTER, STAT_GAUGE, STAT_LATENCY };
+
+struct stat_info {
+	const char *key;
+	enum stat_kind kind;
+	const char *help;
+};
+
+struct stat_ent {
+	const char *key;
+	const char *val;
+};
+
+struct stats {
+	char *buf;
+	struct stat_ent *ent;
+	size_t n;
+};
+
+#define LAT_MAX_BUCKETS	64
+
+/* free_latency_us: the bucket bounds in microseconds and their counts. */
+struct latency {
+	unsigned long long bound[LAT_MAX_BUCKETS], count[LAT_MAX_BUCKETS];
+	int n;
+};
+
+bool node_key(const char *key, size_t *base_len, const char **node);
+const struct stat_info *stat_find(const char *key);
+int stats_load(struct stats *st);
+void stats_free(struct stats *st);
+int latency_load(struct latency *lat);
+int cmd_status(char **argv);
+int cmd_stats(char **argv);
+int cmd_diff(char **argv);
+int cmd_reset(char **argv);
+
+/* prom.c */
+int cmd_prometheus(char **argv);
+
+#endif /* ZSWBCTL_H */
