@@ -173,16 +173,34 @@ static unsigned long zswb_time_word(u64 ns)
 }
 
 /*
+ * Bit 0 of a queued folio's lru.prev (the end time is even): the folio was
+ * locked when it was queued, and stays locked until it is freed or put
+ * back. lru.prev is not compound_head: no walker reads this bit.
+ */
+#define ZSWB_QUEUED_LOCKED 1UL
+
+/*
  * Queue @folio, whose write ended at @ended (ns), with the reference that
  * folio_end_writeback() held, on this CPU's list. The end time replaces the
  * mark: a queued folio is reachable only through the list.
+ *
+ * It is queued locked, if its lock is free (a trylock: this may be an
+ * interrupt). A swapin that finds it in the swap cache then waits for the
+ * lock instead of mapping it while our reference is on it: that reference
+ * would make should_try_to_free_swap() keep the swap slot of a folio a
+ * write fault maps writable, a slot stock frees (design.rst, "A swapin of
+ * a queued folio"). Nothing else can take a locked folio out of the swap
+ * cache either, and freeing it never waits for its lock.
  */
 static void zswb_queue(struct folio *folio, u64 ended)
 {
+	unsigned long word = zswb_time_word(ended);
 	struct zswb_pcp *pcp;
 	int cpu;
 
-	WRITE_ONCE(*zswb_mark_word(folio), zswb_time_word(ended));
+	if (folio_trylock(folio))
+		word |= ZSWB_QUEUED_LOCKED;
+	WRITE_ONCE(*zswb_mark_word(folio), word);
 	cpu = get_cpu();
 	pcp = per_cpu_ptr(&zswb_pcp, cpu);
 	/* The first folio on an empty list kicks the work item. */
@@ -209,6 +227,52 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 }
 
 /*
+ * Put @folio, locked by us and holding our reference, back on the LRU
+ * after zswap_wb_remove_folio() refused it, and unlock it. A swapin may be
+ * waiting for the lock with its own reference: when it gets the lock it
+ * must find only that one and the swap cache's, as on stock, or
+ * should_try_to_free_swap() keeps the swap slot of the folio it maps. So
+ * the reference of the LRU batch is dropped first (drained on this CPU),
+ * then ours, while the lock still keeps the folio in the swap cache.
+ */
+static void zswb_putback_locked(struct folio *folio)
+{
+	struct folio_batch fbatch;
+
+	zswb_count(zswb_putback_reason(folio));
+	if (!folio_test_swapcache(folio)) {
+		folio_add_lru(folio);
+		folio_unlock(folio);
+		folio_put(folio);
+		return;
+	}
+	/*
+	 * folio_batch_release() drains this CPU's LRU batches (lru_add_drain()
+	 * is not exported) before it drops our reference; the swap cache
+	 * holds the folio until it is unlocked.
+	 */
+	folio_batch_init(&fbatch);
+	folio_batch_add(&fbatch, folio);
+	migrate_disable();
+	folio_add_lru(folio);
+	folio_batch_release(&fbatch);
+	migrate_enable();
+	folio_unlock(folio);
+}
+
+/*
+ * A queued folio whose lock was taken when its write ended (by a swapin
+ * that mapped it during its write, as on stock) and is still taken: put
+ * it back, unlocked, without waiting for the lock.
+ */
+static void zswb_putback_busy(struct folio *folio)
+{
+	zswb_count(ZSWB_RACED);
+	folio_add_lru(folio);
+	folio_put(folio);
+}
+
+/*
  * Free @folio, ours with one reference, or put it back on the LRU. Called
  * by the writer (reclaim, or zswap_store() with another folio locked), so
  * it does not wait for the folio lock: a folio locked by someone else was
@@ -217,17 +281,14 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 {
 	if (!folio_trylock(folio)) {
-		zswb_count(ZSWB_RACED);
-		folio_add_lru(folio);
-		folio_put(folio);
+		zswb_putback_busy(folio);
 		return;
 	}
-	if (zswap_wb_remove_folio(folio)) {
-		zswb_count(freed);
-	} else {
-		zswb_count(zswb_putback_reason(folio));
-		folio_add_lru(folio);
+	if (!zswap_wb_remove_folio(folio)) {
+		zswb_putback_locked(folio);
+		return;
 	}
+	zswb_count(freed);
 	folio_unlock(folio);
 	folio_put(folio);
 }
@@ -353,7 +414,6 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
 	unsigned long taken = 0, freed = 0;
-	bool left = false;
 	int i;
 
 	list = llist_del_all(&pcp->ended);
@@ -362,43 +422,36 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	folio_batch_init(&fbatch);
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
+		unsigned long word = READ_ONCE(*zswb_mark_word(folio));
 		s64 ns;
 		u64 us;
 
-		/*
-		 * The writer runs in reclaim or in zswap_store() with another
-		 * folio locked: it must not wait for a folio lock that a task
-		 * in reclaim may hold. It leaves such a folio to the work item.
-		 */
-		if (!may_block && !folio_trylock(folio)) {
-			llist_add(pos, &pcp->ended);
-			left = true;
-			continue;
-		}
-		if (may_block)
-			folio_lock(folio);
-		ns = local_clock() - READ_ONCE(*zswb_mark_word(folio));
+		ns = local_clock() - (word & ~ZSWB_QUEUED_LOCKED);
 		us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
 		lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
 		taken++;
-		if (zswap_wb_remove_folio(folio)) {
-			folio_unlock(folio);
-			freed++;
-			if (!folio_batch_add(&fbatch, folio)) {
-				folios_put(&fbatch);
-				if (may_block)
-					cond_resched();
-			}
+		/*
+		 * Nobody waits here for a folio lock: the writer runs in
+		 * reclaim or in zswap_store() with another folio locked, and
+		 * one busy folio would stall the work item's whole list.
+		 */
+		if (!(word & ZSWB_QUEUED_LOCKED) && !folio_trylock(folio)) {
+			zswb_putback_busy(folio);
 			continue;
 		}
-		zswb_count(zswb_putback_reason(folio));
-		folio_add_lru(folio);
+		if (!zswap_wb_remove_folio(folio)) {
+			zswb_putback_locked(folio);
+			continue;
+		}
 		folio_unlock(folio);
-		folio_put(folio);
+		freed++;
+		if (!folio_batch_add(&fbatch, folio)) {
+			folios_put(&fbatch);
+			if (may_block)
+				cond_resched();
+		}
 	}
 	folios_put(&fbatch);
-	if (left)
-		queue_delayed_work(zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
 	zswb_count_add(ZSWB_FREED_ASYNC, freed);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		if (lat[i])
