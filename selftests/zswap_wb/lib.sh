@@ -227,6 +227,10 @@ test_cleanup() {
 		dmctl remove "$(cat /sys/block/$n/dm/name)" 2>/dev/null
 	done
 	[ -d /sys/module/zswb_slowissue ] && rmmod zswb_slowissue
+	if [ -d /sys/module/zswb_holdfree ]; then
+		echo 0 > /sys/module/zswb_holdfree/parameters/hold
+		rmmod zswb_holdfree
+	fi
 	command -v hostload_damon_resume >/dev/null && hostload_damon_resume
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled

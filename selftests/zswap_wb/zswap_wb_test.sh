@@ -1318,6 +1318,125 @@ test_compound_head_window() {
 		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
 }
 
+# swapin_window POLICY MODE: swapinrace's 16 MiB pushed to zswap, written
+# back to a suspended device-mapper device (writes held), the device let
+# go; then, with zswb_holdfree holding the free work item back when
+# POLICY is async, the region is swapped in by MODE (swapinrace.c) while
+# its folios wait to be freed. Sets sw_queued (folios queued when the
+# swapin began), sw_left (swap slots still charged to the memcg after the
+# swapin, in pages), sw_cached (its memory.stat swapcached, pages),
+# sw_copied (pages copied after a fork), sw_raced, sw_werr (the module's
+# counters) and sw_rc (swapinrace's status).
+swapin_window() {
+	local pol=$1 mode=$2 dm job pid w wb0
+	dm=$(dmctl create zswbsw /dev/vda) || return 1
+	zswap_on
+	mkswap /dev/$dm >/dev/null && swapon /dev/$dm || return 1
+	[ "$pol" = async ] && { set_param async_free 1 || return 1; }
+	echo 1 > $ZSWB_DEBUGFS/reset
+	cg_new swrace max
+	cg_run swrace swapinrace 16 "$mode" > /tmp/swapinrace.out 2>&1 &
+	job=$!
+	# $! is the subshell of cg_run; swapinrace is the memcg's one process.
+	while [ -z "$(cat $CG_ROOT/swrace/cgroup.procs)" ]; do
+		kill -0 $job 2>/dev/null || { msg "swapinrace: $(cat /tmp/swapinrace.out)"; return 1; }
+		sleep 0.1
+	done
+	pid=$(cat $CG_ROOT/swrace/cgroup.procs)
+	wait_stopped $pid || { msg "swapinrace: $(cat /tmp/swapinrace.out)"; return 1; }
+	# Into zswap first, then written back while the device holds the writes.
+	echo N > /sys/module/zswap/parameters/shrinker_enabled
+	cg_reclaim swrace 20M
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+	dmctl suspend zswbsw || return 1
+	if [ "$pol" = async ]; then
+		modprobe zswb_holdfree || { msg "cannot load zswb_holdfree"; return 1; }
+	fi
+	wb0=$(vmstat zswpwb)
+	cg_reclaim swrace 20M
+	cg_reclaim swrace 20M
+	msg "$pol/$mode: $(( $(vmstat zswpwb) - wb0 )) written back while held, inflight $(wbstat inflight)"
+	dmctl resume zswbsw
+	w=0
+	while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
+		sleep 0.05
+		w=$((w + 1))
+	done
+	sw_queued=$(wbstat queue_depth)
+	kill -CONT $pid
+	# Long enough for the swapin of every page when nothing waits.
+	sleep 3
+	[ "$pol" = async ] && echo 0 > /sys/module/zswb_holdfree/parameters/hold
+	wait_stopped $pid || true
+	w=0
+	while [ "$(wbstat inflight)" -gt 0 ] && [ $w -lt 200 ]; do
+		sleep 0.05
+		w=$((w + 1))
+	done
+	sw_left=$(( $(cat $CG_ROOT/swrace/memory.swap.current) / 4096 ))
+	sw_cached=$(( $(cgstat swrace swapcached) / 4096 ))
+	sw_raced=$(wbstat raced) sw_werr=$(wbstat write_errors)
+	kill -CONT $pid
+	wait $job
+	sw_rc=$?
+	sw_copied=$(awk '$1 == "copied" { print $2 }' /tmp/swapinrace.out)
+	[ "$pol" = async ] && rmmod zswb_holdfree
+	msg "$pol/$mode: $(tr '\n' ' ' < /tmp/swapinrace.out); queued $sw_queued; left $sw_left cached $sw_cached pages"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	cg_del swrace
+	set_param async_free 0
+	swapoff /dev/$dm
+	dmctl remove zswbsw
+}
+
+# A write fault on a folio whose write ended and that waits to be freed:
+# on stock it frees the folio's swap slot (should_try_to_free_swap()), and
+# a later fork and write reuse the page; they must with async_free too,
+# although the queued folio holds one more reference: the swapin waits
+# for the folio lock, which zswap_wb holds until it frees the folio or
+# puts it back. Measured against stock on the same region: swap slots and
+# swap cache left behind (write), pages copied by a fork and a second
+# write (writefork). The work item is held back (zswb_holdfree) so that
+# the swapin runs while thousands of folios are queued.
+test_swapin_window_write() {
+	local s_left s_cached s_copied
+	need_module || return 1
+	swapin_window stock write || return 1
+	s_left=$sw_left s_cached=$sw_cached
+	check "stock: data intact" "[ $sw_rc -eq 0 ]" || return 1
+	swapin_window async write || return 1
+	msg "swap left: stock $s_left, async_free $sw_left pages; swap cache: stock $s_cached, async_free $sw_cached"
+	check "async_free: data intact" "[ $sw_rc -eq 0 ]" &&
+	check "thousands of folios queued when the swapin began" "[ $sw_queued -gt 1000 ]" &&
+	check "swap slots left as stock (within 256 pages, 1/16 of the region)" "[ $sw_left -le $((s_left + 256)) ]" &&
+	check "swap cache left as stock (within 256 pages)" "[ $sw_cached -le $((s_cached + 256)) ]" || return 1
+	swapin_window stock writefork || return 1
+	s_copied=$sw_copied
+	check "stock: data intact after the fork" "[ $sw_rc -eq 0 ]" || return 1
+	swapin_window async writefork || return 1
+	msg "copied after a fork: stock $s_copied, async_free $sw_copied pages"
+	check "async_free: data intact after the fork" "[ $sw_rc -eq 0 ]" &&
+	check "thousands of folios queued when the swapin began" "[ $sw_queued -gt 1000 ]" &&
+	check "no more pages copied after a fork than stock" "[ $sw_copied -le $s_copied ]" &&
+	check "every folio written back was freed or put back" \
+		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
+}
+
+# A write through /proc/self/mem (get_user_pages(), which dirties the
+# folio as it unpins it) on folios that wait to be freed: such a folio
+# comes back to the free dirty and in the swap cache, as a failed write
+# does, but mapped (or, once its task unmapped it, anon). It is the
+# swapin's, not a failed write: write_errors must stay 0.
+test_swapin_window_gup() {
+	need_module || return 1
+	swapin_window async procmem || return 1
+	check "data intact" "[ $sw_rc -eq 0 ]" &&
+	check "thousands of folios queued when the swapin began" "[ $sw_queued -gt 1000 ]" &&
+	check "no write error counted (no write failed)" "[ $sw_werr -eq 0 ]" &&
+	check "every folio written back was freed or put back" \
+		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
+}
+
 run() {
 	desc=$1
 	shift
@@ -1390,7 +1509,7 @@ readahead)
 	hostload_done
 	;;
 harden)
-	plan 8
+	plan 10
 	run "async_free written during insmod: init builds, then arms" test_param_write_during_insmod
 	run "writes ending before writeback_issued(): no tail-page bit, walkers beside" test_compound_head_window
 	run "each allocation of insmod failed in turn under shrink load" test_insmod_fault_injection
@@ -1398,6 +1517,8 @@ harden)
 	run "100 load/unload cycles beside random parameter writes and writeback" test_load_unload_stress
 	run "swapoff of the device while its folios are in flight, 5 times" test_swapoff_inflight
 	run "memcg removed while its folios are in flight, 5 times" test_rmdir_inflight
+	run "write faults on queued folios free their swap slots as stock" test_swapin_window_write
+	run "writes through get_user_pages() on queued folios are not write errors" test_swapin_window_gup
 	run "kmemleak: no leak from zswap_wb or the hook after unload" test_kmemleak
 	hostload_done
 	;;
