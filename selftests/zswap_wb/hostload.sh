@@ -24,8 +24,8 @@
 #     faulted, collapsed, split by copy on write, freed, twice a second.
 #
 # Under TCG the guest's vCPUs share one host thread: what the load runs is
-# taken from the test's workload. Sized so that the VM groups take about
-# 1.4 times as long as without it (README).
+# taken from the test's workload. Sized so that the VM groups take 1.1 to
+# 1.3 times as long as without it (Documentation/running.rst).
 #
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
 # lists parts to leave out (kpage compact thp damon page_owner tenant),

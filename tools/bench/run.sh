@@ -126,7 +126,8 @@ run_one() {
 	esac
 }
 
-# Minutes of one host core each takes (README), to share them out.
+# Minutes of one host core each takes (Documentation/running.rst, "Run
+# times"), to share them out.
 minutes() {
 	case "$1" in
 	prompt-free) echo 16 ;; shrinker) echo 17 ;; apps) echo 34 ;;
