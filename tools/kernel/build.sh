@@ -23,6 +23,28 @@ extract() {
 	rmdir "$tmp"
 }
 
+# revert_series FILE: revert the series concatenated in FILE, last patch
+# first (one patch -R over the whole file would revert the first patch
+# before the later ones that changed its lines). Dry runs first: a series
+# that does not revert whole leaves the tree as it is.
+revert_series() {
+	local dir n p
+	dir=$(mktemp -d)
+	awk -v d="$dir" '/^From [0-9a-f]+ Mon Sep 17 00:00:00 2001$/ { n++ } { print > sprintf("%s/%04d.patch", d, n) }' "$1"
+	n=$(ls "$dir" | sort -r)
+	for p in $n; do
+		(cd "$ZSWB_SRC" && patch -p1 -R -s --dry-run --no-backup-if-mismatch < "$dir/$p" >/dev/null) || {
+			rm -rf "$dir"
+			return 1
+		}
+		(cd "$ZSWB_SRC" && patch -p1 -R -s --no-backup-if-mismatch < "$dir/$p") || {
+			rm -rf "$dir"
+			return 1
+		}
+	done
+	rm -rf "$dir"
+}
+
 # Keep the applied series in the tree; swap it for the new one when it
 # changes, so only the files the patches touch are rebuilt.
 apply_patches() {
@@ -35,7 +57,7 @@ apply_patches() {
 	fi
 	if [ -f "$applied" ]; then
 		echo "reverting the previously applied patches"
-		(cd "$ZSWB_SRC" && patch -p1 -R -s --no-backup-if-mismatch < "$applied") ||
+		revert_series "$applied" ||
 			zswb_die "cannot revert the old series; remove $ZSWB_SRC and retry"
 		rm -f "$applied"
 	fi
