@@ -61,6 +61,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/llist.h>
+#include <linux/memcontrol.h>
 #include <linux/log2.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
@@ -227,6 +228,41 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 }
 
 /*
+ * The memcg whose reclaim stock would free @folio in, for its shadow
+ * entry (zswap_wb_remove_folio() passes it to __remove_mapping(), as
+ * reclaim passes sc->target_mem_cgroup). Stock leaves the written-back
+ * folio on the LRU for the next reclaim that scans it: the limit reclaim
+ * of the nearest memcg at its memory.max or memory.high, from the
+ * folio's own up (try_charge_memcg() reclaims the lowest counter that
+ * failed, reclaim_high() each memcg over its high), or else global
+ * reclaim, whose target is NULL (the root). "At its limit": within a
+ * charge batch of it, the most a charge can be ahead of the counter.
+ * Called with the folio locked, which keeps its memcg; ancestors live as
+ * long as it does.
+ */
+static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = folio_memcg(folio);
+
+	/* The root's limits are PAGE_COUNTER_MAX: it never matches. */
+	for (; memcg; memcg = parent_mem_cgroup(memcg)) {
+		unsigned long limit = min(READ_ONCE(memcg->memory.max),
+					  READ_ONCE(memcg->memory.high));
+
+		if (page_counter_read(&memcg->memory) + MEMCG_CHARGE_BATCH >= limit)
+			return memcg;
+	}
+#endif
+	return NULL;
+}
+
+static bool zswb_remove(struct folio *folio)
+{
+	return zswap_wb_remove_folio(folio, zswb_reclaim_target(folio));
+}
+
+/*
  * Put @folio, locked by us and holding our reference, back on the LRU
  * after zswap_wb_remove_folio() refused it, and unlock it. A swapin may be
  * waiting for the lock with its own reference: when it gets the lock it
@@ -284,7 +320,7 @@ static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 		zswb_putback_busy(folio);
 		return;
 	}
-	if (!zswap_wb_remove_folio(folio)) {
+	if (!zswb_remove(folio)) {
 		zswb_putback_locked(folio);
 		return;
 	}
@@ -439,7 +475,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 			zswb_putback_busy(folio);
 			continue;
 		}
-		if (!zswap_wb_remove_folio(folio)) {
+		if (!zswb_remove(folio)) {
 			zswb_putback_locked(folio);
 			continue;
 		}
