@@ -214,6 +214,10 @@ test_cleanup() {
 	for f in /sys/block/*/make-it-fail; do
 		echo 0 > "$f" 2>/dev/null
 	done
+	for d in "$CG_ROOT"/*/*/; do
+		case "$d" in "$CG_ROOT"/hostload/*) continue ;; esac
+		[ -d "$d" ] && cg_del "${d#"$CG_ROOT"/}" 2>/dev/null
+	done
 	for d in "$CG_ROOT"/*/; do
 		# The host load's tenant (hostload.sh) outlives each test.
 		[ "$(basename "$d")" = hostload ] && continue

@@ -1437,6 +1437,107 @@ test_swapin_window_gup() {
 		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
 }
 
+# oom_runs POLICY RUNS MAX SIZE: RUNS runs of thrash (SIZE MiB, data
+# checked) in a memcg of memory.max MAX on disk swap, async_free as
+# POLICY says; sets oom_events and oom_kills (memory.events, summed),
+# oom_failed (runs whose thrash did not end with status 0).
+oom_runs() {
+	local pol=$1 runs=$2 max=$3 mib=$4 r
+	oom_events=0 oom_kills=0 oom_failed=0
+	zswap_on
+	swap_on disk || return 1
+	[ "$pol" = async ] && { set_param async_free 1 || return 1; }
+	r=0
+	while [ $r -lt "$runs" ]; do
+		cg_new oomcg "$max"
+		cg_run oomcg thrash --size "$mib" --passes 2 > /tmp/thrash.out 2>&1 || oom_failed=$((oom_failed + 1))
+		oom_events=$((oom_events + $(awk '$1 == "oom" { print $2 }' $CG_ROOT/oomcg/memory.events)))
+		oom_kills=$((oom_kills + $(awk '$1 == "oom_kill" { print $2 }' $CG_ROOT/oomcg/memory.events)))
+		cg_del oomcg
+		r=$((r + 1))
+	done
+	msg "$pol: $runs runs of $mib MiB in $max: oom $oom_events, oom_kill $oom_kills, failed runs $oom_failed; $(tr '\n' ' ' < /tmp/thrash.out)"
+	set_param async_free 0
+	swap_off
+}
+
+# A memcg that sits at its memory.max: queued folios are charged to it
+# but out of reclaim's reach until they are freed. Runs alternate stock
+# and async_free; async_free must not OOM more often than stock. In 8M
+# (the default), beside the host load, stock was OOM-killed in each of
+# three runs and async_free in none (design.rst, "A memcg at its limit").
+test_oom_at_limit() {
+	local runs=${ZSWB_TEST_OOM_RUNS:-3} i s_ev=0 s_kill=0 s_fail=0 a_ev=0 a_kill=0 a_fail=0
+	need_module || return 1
+	echo 1 > $ZSWB_DEBUGFS/reset
+	i=0
+	while [ $i -lt "$runs" ]; do
+		oom_runs stock 1 "${ZSWB_TEST_OOM_MAX:-8M}" "${ZSWB_TEST_OOM_SIZE:-48}" || return 1
+		s_ev=$((s_ev + oom_events)) s_kill=$((s_kill + oom_kills)) s_fail=$((s_fail + oom_failed))
+		oom_runs async 1 "${ZSWB_TEST_OOM_MAX:-8M}" "${ZSWB_TEST_OOM_SIZE:-48}" || return 1
+		a_ev=$((a_ev + oom_events)) a_kill=$((a_kill + oom_kills)) a_fail=$((a_fail + oom_failed))
+		i=$((i + 1))
+	done
+	msg "over $runs runs each: stock oom $s_ev oom_kill $s_kill failed $s_fail; async_free oom $a_ev oom_kill $a_kill failed $a_fail"
+	msg "zswap_wb: $(tr '\n' ' ' < $ZSWB_DEBUGFS/stats)"
+	check "async_free OOM-killed no more often than stock" "[ $a_kill -le $s_kill ]" &&
+	check "every folio written back was freed or put back" \
+		"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
+}
+
+# ws_run POLICY WHERE MIB MAX: one thrash run of MIB in memcg anc/leaf on
+# disk swap, the limit MAX on the leaf or on its parent (WHERE: leaf or
+# parent), async_free as POLICY says. Sets ws_refault, ws_activate (the
+# leaf's memory.stat workingset_*_anon) and ws_wb (zswpwb).
+ws_run() {
+	local pol=$1 where=$2 mib=$3 max=$4 wb0
+	zswap_on
+	swap_on disk || return 1
+	[ "$pol" = async ] && { set_param async_free 1 || return 1; }
+	mkdir $CG_ROOT/anc && echo +memory > $CG_ROOT/anc/cgroup.subtree_control &&
+		mkdir $CG_ROOT/anc/leaf || return 1
+	if [ "$where" = parent ]; then
+		echo "$max" > $CG_ROOT/anc/memory.max
+	else
+		echo "$max" > $CG_ROOT/anc/leaf/memory.max
+	fi
+	wb0=$(vmstat zswpwb)
+	run_thrash anc/leaf --size "$mib" --passes "$PASSES" > /dev/null || return 1
+	ws_wb=$(( $(vmstat zswpwb) - wb0 ))
+	ws_refault=$(cgstat anc/leaf workingset_refault_anon)
+	ws_activate=$(cgstat anc/leaf workingset_activate_anon)
+	cg_del anc/leaf && cg_del anc || return 1
+	set_param async_free 0
+	swap_off
+	msg "$pol, limit on the $where: zswpwb $ws_wb workingset_refault_anon $ws_refault activate $ws_activate"
+}
+
+# Refault detection of the folios async_free frees, against stock's, with
+# the limit on the workload memcg's parent: stock's reclaim names its
+# target (the parent) in the shadow entry, and so must the module, or the
+# leaf's refaults look recent and are activated. Alternated runs
+# (ZSWB_TEST_WS_RUNS pairs; ZSWB_TEST_WS_WHERE="leaf parent" measures the
+# limit on the leaf too); async_free may activate at most 0.1% of its
+# refaults more than stock.
+test_shadow_target() {
+	local runs=${ZSWB_TEST_WS_RUNS:-2} mib=$((SIZE / 2)) max=$((${CG_MAX%M} / 2))M
+	local where i s_act s_ref a_act a_ref
+	need_module || return 1
+	for where in ${ZSWB_TEST_WS_WHERE:-parent}; do
+		i=0 s_act=0 s_ref=0 a_act=0 a_ref=0
+		while [ $i -lt "$runs" ]; do
+			ws_run stock $where $mib $max || return 1
+			s_act=$((s_act + ws_activate)) s_ref=$((s_ref + ws_refault))
+			ws_run async $where $mib $max || return 1
+			a_act=$((a_act + ws_activate)) a_ref=$((a_ref + ws_refault))
+			i=$((i + 1))
+		done
+		msg "limit on the $where, $runs runs each: activated stock $s_act of $s_ref refaults, async_free $a_act of $a_ref"
+		check "limit on the $where: async_free activates refaults as stock (within 0.1%)" \
+			"[ $a_act -le $((s_act + a_ref / 1000)) ]" || return 1
+	done
+}
+
 run() {
 	desc=$1
 	shift
@@ -1472,13 +1573,14 @@ ktap_print_header
 group=${1:-basic}
 case "$group" in
 basic)
-	plan 6
+	plan 7
 	run "load and unload 20 times" test_load_unload_20
 	run "parameters present with their documented defaults" test_param_defaults
 	run "invalid parameter writes refused, nothing changed" test_invalid_writes
 	run "a second backend registration is refused" test_second_backend_refused
 	run "policies off: stock writeback and rotation (disk)" test_stock_behaviour
 	run "async_free beside reclaim's own swap writes (disk)" test_prompt_with_reclaim_writes
+	run "refault detection as stock with the limit on the parent (disk)" test_shadow_target
 	hostload_done
 	;;
 prompt)
@@ -1533,8 +1635,9 @@ nomemcg)
 	hostload_done
 	;;
 write-errors)
-	plan 1
+	plan 2
 	run "async_free with failing swap writes: no data lost, no dirty folio freed" test_write_errors
+	run "a memcg at its memory.max: async_free OOMs no more often than stock" test_oom_at_limit
 	hostload_done
 	;;
 one)
