@@ -1520,7 +1520,7 @@ ws_run() {
 # limit on the leaf too); async_free may activate at most 0.1% of its
 # refaults more than stock.
 test_shadow_target() {
-	local runs=${ZSWB_TEST_WS_RUNS:-2} mib=$((SIZE / 2)) max=$((${CG_MAX%M} / 2))M
+	local runs=${ZSWB_TEST_WS_RUNS:-1} mib=$((SIZE / 2)) max=$((${CG_MAX%M} / 2))M
 	local where i s_act s_ref a_act a_ref
 	need_module || return 1
 	for where in ${ZSWB_TEST_WS_WHERE:-parent}; do
