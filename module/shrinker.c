@@ -73,8 +73,8 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 
 	written = zswap_shrink_node(memcg, nid, &left);
 	*scanned = budget - left;
-	this_cpu_add(zswb_node_scanned[nid], *scanned);
-	this_cpu_add(zswb_node_written[nid], written);
+	zswb_node_count(nid, ZSWB_NODE_SCANNED, *scanned);
+	zswb_node_count(nid, ZSWB_NODE_WRITTEN, written);
 	return written;
 }
 

@@ -5,7 +5,8 @@
  * main.c registers one struct zswap_wb_ops with the kernel hook
  * (include/linux/zswap.h) and arms its points on behalf of the policies;
  * each policy lives in the file named after it and exports its callbacks
- * here; stats.c owns the counters and the debugfs directory.
+ * here; stats.c owns the counters (zswap_wb_stats.h) and the debugfs
+ * directory.
  */
 #ifndef _ZSWAP_WB_H
 #define _ZSWAP_WB_H
@@ -16,27 +17,18 @@
 #include <linux/types.h>
 #include <linux/zswap.h>
 
-/* Counters, one debugfs file each; see Documentation/zswap_wb.rst. */
+/* The counters (zswap_wb_stats.h): zswb_count() and zswb_count_add(). */
 enum zswb_stat_item {
-	ZSWB_WRITTEN_BACK,	/* folios written back while the backend was armed */
-	ZSWB_FREED_SYNC,	/* freed right after a synchronous write */
-	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
-	ZSWB_RACED,		/* claimed by a swapin (mapped, or out of swap cache), put back */
-	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, never mapped, put back */
-	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
-	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU (0: needs no memory) */
-	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
-	ZSWB_REQUEUED,		/* ended before zswap let it go, queued by writeback_issued() */
-	ZSWB_SHRINK_CALLS_WORKER, /* shrink_memcg() calls from shrink_worker() */
-	ZSWB_SHRINK_CALLS_STORE, /* shrink_memcg() calls from zswap_store() */
-	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
-	ZSWB_SHRINK_EAGAIN,	/* calls that scanned but wrote nothing back (-EAGAIN) */
-	ZSWB_STORE_REJECTS,	/* zswap_store() calls rejected because shrinking failed */
-	ZSWB_RA_FAULTS_ALONE,	/* faults on a zswap entry read alone (both skip policies) */
-	ZSWB_RA_WINDOWS_SHRUNK,	/* readahead windows the policy made smaller */
-	ZSWB_RA_ZSWAP_SLOTS_SKIPPED, /* neighbour slots left out because they were in zswap */
-	ZSWB_RA_DISK_SLOTS,	/* neighbour slots on disk left in the window */
+#define ZSWB_COUNTER(item, ...)	ZSWB_##item,
+#include "zswap_wb_stats.h"
 	NR_ZSWB_STATS,
+};
+
+/* The per-node counters (zswap_wb_stats.h): zswb_node_count(). */
+enum zswb_node_stat_item {
+#define ZSWB_NODE_COUNTER(item, ...)	ZSWB_NODE_##item,
+#include "zswap_wb_stats.h"
+	NR_ZSWB_NODE_STATS,
 };
 
 /* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
@@ -72,9 +64,14 @@ static inline void zswb_count_add(enum zswb_stat_item item, unsigned long nr)
 	this_cpu_add(zswb_pcpu_stats.count[item], nr);
 }
 
-/* Entries scanned and written back by shrink_memcg(), per node and CPU. */
-extern unsigned long __percpu *zswb_node_scanned;
-extern unsigned long __percpu *zswb_node_written;
+/* The per-node counters, per CPU: NR_ZSWB_NODE_STATS for each node. */
+extern unsigned long __percpu *zswb_node_stats;
+
+static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
+				   unsigned long nr)
+{
+	this_cpu_add(zswb_node_stats[nid * NR_ZSWB_NODE_STATS + item], nr);
+}
 
 /* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
 void zswb_note_drain(unsigned long nr);

@@ -268,7 +268,8 @@ ra_names=$(src_words "$top/module/readahead.c" zswb_ra_policy_names)
 bool_names=$(src_words "$top/module/main.c" words)
 batch_range=$(sed -n 's/.*param_set_uint_minmax(val, kp, \([0-9]*\), \([0-9]*\)).*/\1 \2/p' \
 	"$top/module/shrinker.c")
-stat_names=$(sed -n 's/^\s*\[ZSWB_[A-Z_]*\]\s*= "\([a-z_]*\)",$/\1/p' "$top/module/stats.c")
+stat_names=$(sed -n 's/^ZSWB_COUNTER([A-Z_0-9]*, \([a-z_0-9]*\),$/\1/p' \
+	"$top/module/zswap_wb_stats.h")
 [ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
 	[ -n "$batch_range" ] && [ -n "$stat_names" ]
 result "module sources give the parameter values and counter names" $?
