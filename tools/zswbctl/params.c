@@ -138,8 +138,8 @@ static bool param_path(char *buf, const char *name)
 			name) < PATH_MAX;
 }
 
-/* Read parameter @name minus its trailing newline, as read_all(). */
-char *param_read(const char *name, int *err)
+/* Read parameter @name as its file reads, minus the trailing newline. */
+char *param_read_raw(const char *name, int *err)
 {
 	char path[PATH_MAX], *val;
 	size_t len;
@@ -152,6 +152,24 @@ char *param_read(const char *name, int *err)
 	if (len && val[len - 1] == '\n')
 		val[len - 1] = '\0';
 	return val;
+}
+
+/*
+ * Read the value of parameter @name, as it is written: of a choice listed
+ * with the others ("stock [per_node] carry"), the one in brackets.
+ */
+char *param_read(const char *name, int *err)
+{
+	char *val = param_read_raw(name, err), *cur;
+	char buf[256];
+
+	if (!val || !current_choice(val, buf, sizeof(buf)))
+		return val;
+	cur = strdup(buf);
+	if (!cur)
+		*err = -ENOMEM;
+	free(val);
+	return cur;
 }
 
 /* Set parameter @name to @val; 0 or -errno. */
@@ -351,15 +369,28 @@ static int wait_inflight(void)
 	return ret;
 }
 
-/* "get NAME": print one parameter's value. */
+/*
+ * "get [--choices] NAME": print one parameter's value; with --choices, the
+ * choices of a choice parameter, the current one in brackets, as the
+ * module lists them.
+ */
 int cmd_get(char **argv)
 {
-	char *val;
+	bool choices = !strcmp(argv[0], "-c") || !strcmp(argv[0], "--choices");
+	const char *name = argv[choices];
+	char *val, buf[256];
 	int err;
 
-	val = param_read(argv[0], &err);
+	if (!name || argv[choices + 1])
+		return print_usage(stderr, EXIT_USAGE);
+	val = choices ? param_read_raw(name, &err) : param_read(name, &err);
 	if (!val)
-		return read_failed(argv[0], err);
+		return read_failed(name, err);
+	if (choices && !current_choice(val, buf, sizeof(buf))) {
+		msg("%s is not a choice parameter: its value is '%s'", name, val);
+		free(val);
+		return 1;
+	}
 	puts(val);
 	free(val);
 	return 0;

@@ -303,7 +303,8 @@ t "prometheus: extra argument" 64 '' "$usage" prometheus a b
 # --- A fake tree with the module's own parameters and statistics ---
 
 # fake_mod: the parameters and statistics the module has (names from its
-# sources), each counter a distinct value, two nodes, a latency histogram.
+# sources), as it prints them, each counter a distinct value, two nodes, a
+# latency histogram.
 fake_mod() {
 	local k v=101 i
 
@@ -311,9 +312,9 @@ fake_mod() {
 	mkdir -p "$p" "$d"
 	echo N >"$p/sync_free"
 	echo Y >"$p/async_free"
-	echo per_node >"$p/shrink_policy"
+	echo "stock carry split [per_node] local_first" >"$p/shrink_policy"
 	echo 32 >"$p/shrink_batch"
-	echo stock >"$p/readahead_policy"
+	echo "[stock] skip_fault skip_zswap_slots" >"$p/readahead_policy"
 	for k in $stat_names; do
 		echo "$k $v"
 		v=$((v + 1))
@@ -892,6 +893,47 @@ done
 rm -f "$d/inflight"
 result "params: async_free turned off by any off word, in any case, waits" $ok
 
+# --- get: the current choice, or every choice ---
+
+fake_mod
+t "get: a policy's current choice, brackets taken off" 0 per_node '' get shrink_policy
+t "get: the first choice current" 0 stock '' get readahead_policy
+t "get --choices: every choice, the current in brackets" 0 \
+	"stock carry split \[per_node\] local_first" '' get --choices shrink_policy
+t "get -c" 0 "\[stock\] skip_fault skip_zswap_slots" '' get -c readahead_policy
+t "get --choices of a boolean" 1 '' "zswbctl: sync_free is not a choice parameter: its value is 'N'" \
+	get --choices sync_free
+t "get --choices without a name" 64 '' "$usage" get --choices
+t "get --choices: extra argument" 64 '' "$usage" get --choices shrink_policy x
+t "get --choices: unknown parameter" 1 '' "zswbctl: unknown parameter 'nope'" get -c nope
+t "status: each policy's current choice" 0 \
+	$'async_free = Y\nreadahead_policy = stock\nshrink_batch = 32\nshrink_policy = per_node\nsync_free = N\n*' \
+	'' status
+ok=0
+for v in "[a]:a" "a [b]:b" "[a] b c:a" "a b [c]:c"; do
+	echo "${v%:*}" >"$p/custom"
+	zsw get custom
+	[[ $rc == 0 && $out == "${v#*:}" ]] || { diag "'${v%:*}': '$out'"; ok=1; }
+done
+for v in "[a b]" "a[b]" "[a]b" "[] a" "[a] [b]" "a ]b[" "[a" "a]"; do
+	echo "$v" >"$p/custom"
+	zsw get custom
+	[[ $rc == 0 && $out == "$v" ]] || { diag "'$v': '$out'"; ok=1; }
+done
+result "get: only a list of words with one in brackets is a choice" $ok
+rm "$p/custom"
+zsw set shrink_policy carry shrink_batch 0
+is "set: a value refused before writing leaves the policy as it read" "$p/shrink_policy" \
+	"stock carry split [per_node] local_first"
+echo "stock carry split [per_node] local_first" >"$p/shrink_policy"
+ln -sf /proc/sys/kernel/ostype "$p/locked" 2>/dev/null
+if [ -n "$can_refuse" ]; then
+	zsw set shrink_policy carry locked x
+	is "set: the old choice written back on a refused write" "$p/shrink_policy" per_node
+else
+	skip "set: the old choice written back on a refused write" "no read-only file"
+fi
+rm -f "$p/locked"
 # --- stats.c: the stats file as the module writes it ---
 
 fake

@@ -64,10 +64,12 @@ enum value_kind {
 };
 
 enum value_kind value_kind(const char *val);
+const char *current_choice(const char *val, char *buf, size_t len);
 
 /* params.c */
 void print_params_help(void);
 const char *param_help(const char *name);
+char *param_read_raw(const char *name, int *err);
 char *param_read(const char *name, int *err);
 int read_failed(const char *name, int err);
 int param_list(struct dirent ***ents);
