@@ -114,6 +114,21 @@ void zswb_arm(enum zswap_wb_point point, bool armed)
 		WARN_ON_ONCE(zswap_wb_arm(&zswb_ops, point, armed));
 }
 
+/* The policy families, in the order init builds and arms them; exit goes back. */
+static const struct zswb_family * const zswb_families[] = {
+	&zswb_prompt_free,
+	&zswb_shrinker,
+	&zswb_readahead,
+};
+
+/* Undo the init of the first @n families, the last one first. */
+static void zswb_families_exit(int n)
+{
+	while (n--)
+		if (zswb_families[n]->exit)
+			zswb_families[n]->exit();
+}
+
 /*
  * Build everything that can fail first, register last, then arm: once the
  * backend is registered the kernel can call in, and a failed init could not
@@ -122,31 +137,31 @@ void zswb_arm(enum zswap_wb_point point, bool armed)
  */
 static int __init zswb_init(void)
 {
-	int ret;
+	int i, ret;
 
 	ret = zswb_stats_init();
 	if (ret)
 		return ret;
-	ret = zswb_prompt_free_init();
-	if (ret)
-		goto err_stats;
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++) {
+		ret = zswb_families[i]->init ? zswb_families[i]->init() : 0;
+		if (ret)
+			goto err;
+	}
 	ret = zswap_wb_register(&zswb_ops);
 	if (ret) {
 		pr_err("cannot register the zswap writeback backend: %d\n", ret);
-		goto err_prompt_free;
+		goto err;
 	}
 
 	mutex_lock(&zswb_param_mutex);
 	WRITE_ONCE(zswb_is_registered, true);
-	zswb_shrinker_arm();
-	zswb_prompt_free_arm();
-	zswb_readahead_arm();
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++)
+		zswb_families[i]->arm();
 	mutex_unlock(&zswb_param_mutex);
 	return 0;
 
-err_prompt_free:
-	zswb_prompt_free_exit();
-err_stats:
+err:
+	zswb_families_exit(i);
 	zswb_stats_exit();
 	return ret;
 }
@@ -163,7 +178,7 @@ static void __exit zswb_exit(void)
 	WRITE_ONCE(zswb_is_registered, false);
 	mutex_unlock(&zswb_param_mutex);
 	zswap_wb_unregister(&zswb_ops);
-	zswb_prompt_free_exit();
+	zswb_families_exit(ARRAY_SIZE(zswb_families));
 	zswb_stats_exit();
 }
 

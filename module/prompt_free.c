@@ -612,7 +612,7 @@ MODULE_PARM_DESC(sync_free, "Free zswap writeback folios right after their write
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
 MODULE_PARM_DESC(async_free, "Free zswap writeback folios when their write ends on async swap (default N)");
 
-int zswb_prompt_free_init(void)
+static int zswb_prompt_free_init(void)
 {
 	int cpu, ret;
 
@@ -647,7 +647,7 @@ err_ref:
  * Arm the writeback point if insmod arguments turned a policy on. The
  * module is coming, not going: taking its reference cannot fail.
  */
-void zswb_prompt_free_arm(void)
+static void zswb_prompt_free_arm(void)
 {
 	WARN_ON_ONCE(zswb_pf_update());
 }
@@ -657,7 +657,7 @@ void zswb_prompt_free_arm(void)
  * nothing is marked or queued any more, and zswb_live is dead and zero
  * (the module was pinned until it was).
  */
-void zswb_prompt_free_exit(void)
+static void zswb_prompt_free_exit(void)
 {
 	int cpu;
 
@@ -675,3 +675,9 @@ void zswb_prompt_free_exit(void)
 	WARN_ON(zswb_live_on || zswb_pinned || !percpu_ref_is_zero(&zswb_live));
 	percpu_ref_exit(&zswb_live);
 }
+
+const struct zswb_family zswb_prompt_free = {
+	.init	= zswb_prompt_free_init,
+	.arm	= zswb_prompt_free_arm,
+	.exit	= zswb_prompt_free_exit,
+};

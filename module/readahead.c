@@ -139,8 +139,12 @@ module_param_cb(readahead_policy, &zswb_ra_policy_ops, NULL, 0644);
 MODULE_PARM_DESC(readahead_policy, "swap readahead of zswap entries: stock, skip_fault, skip_zswap_slots (default stock)");
 
 /* Arm the point if insmod arguments chose a policy before registration. */
-void zswb_readahead_arm(void)
+static void zswb_readahead_arm(void)
 {
 	if (READ_ONCE(readahead_policy) != ZSWB_RA_STOCK)
 		zswb_arm(ZSWAP_WB_READAHEAD, true);
 }
+
+const struct zswb_family zswb_readahead = {
+	.arm	= zswb_readahead_arm,
+};

@@ -196,7 +196,11 @@ module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
 MODULE_PARM_DESC(shrink_batch, "zswap entries one shrink_memcg() call may scan, 1..1024 (default 32)");
 
 /* The shrink point is armed while the module is loaded; stock is counted too. */
-void zswb_shrinker_arm(void)
+static void zswb_shrinker_arm(void)
 {
 	zswb_arm(ZSWAP_WB_SHRINK, true);
 }
+
+const struct zswb_family zswb_shrinker = {
+	.arm	= zswb_shrinker_arm,
+};

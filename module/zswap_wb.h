@@ -3,10 +3,10 @@
  * zswap_wb: the contract between the module's files.
  *
  * main.c registers one struct zswap_wb_ops with the kernel hook
- * (include/linux/zswap.h) and arms its points on behalf of the policies;
- * each policy lives in the file named after it and exports its callbacks
- * here; stats.c owns the counters (zswap_wb_stats.h) and the debugfs
- * directory.
+ * (include/linux/zswap.h), drives the policy families (struct zswb_family)
+ * and arms the hook's points on their behalf; each family lives in the
+ * file named after it and exports its hook callbacks here. stats.c owns
+ * the counters (zswap_wb_stats.h) and the debugfs directory.
  */
 #ifndef _ZSWAP_WB_H
 #define _ZSWAP_WB_H
@@ -76,6 +76,22 @@ static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
 /* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
 void zswb_note_drain(unsigned long nr);
 
+/*
+ * A policy family (shrinker.c, readahead.c, prompt_free.c), as main.c
+ * drives it: init builds what can fail before the backend is registered,
+ * arm arms what the parameters ask for once it is (zswb_param_mutex held),
+ * exit undoes init after unregistering, or when a later init failed.
+ */
+struct zswb_family {
+	int (*init)(void);			/* (optional) */
+	void (*arm)(void);			/* (required) */
+	void (*exit)(void);			/* (optional) */
+};
+
+extern const struct zswb_family zswb_shrinker;
+extern const struct zswb_family zswb_readahead;
+extern const struct zswb_family zswb_prompt_free;
+
 /* main.c */
 extern struct mutex zswb_param_mutex;
 int zswb_parse_bool(const char *val, bool *res);
@@ -87,24 +103,14 @@ bool zswb_registered(void);
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
 
-/*
- * Each policy's _arm() is called by init with zswb_param_mutex held, once
- * the backend is registered: it arms what the parameters ask for.
- */
-
-/* shrinker.c: the shrink_policy and shrink_batch parameters */
-void zswb_shrinker_arm(void);
+/* shrinker.c: the hook's shrink callback */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid);
 
-/* readahead.c: the readahead_policy parameter */
-void zswb_readahead_arm(void);
+/* readahead.c: the hook's readahead callback */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault);
 
-/* prompt_free.c: the sync_free and async_free policies */
-int zswb_prompt_free_init(void);
-void zswb_prompt_free_arm(void);
-void zswb_prompt_free_exit(void);
+/* prompt_free.c: the hook's writeback callbacks */
 bool zswb_alloc_off_lru(swp_entry_t entry, bool sync);
 void zswb_writeback_prepare(struct folio *folio, bool sync);
 void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru);
