@@ -38,24 +38,48 @@
 
 #include "zswap_wb.h"
 
-enum zswb_shrink_policy {
-	ZSWB_SHRINK_STOCK,
-	ZSWB_SHRINK_CARRY,
-	ZSWB_SHRINK_SPLIT,
-	ZSWB_SHRINK_PER_NODE,
-	ZSWB_SHRINK_LOCAL_FIRST,
+/* How a call's batch is spread over the nodes. */
+enum zswb_spread {
+	ZSWB_SPREAD_ONE,	/* one entry per node, as the kernel does */
+	ZSWB_SPREAD_CARRY,	/* one budget, carried from node to node until spent */
+	ZSWB_SPREAD_SPLIT,	/* the batch divided among the nodes with memory */
+	ZSWB_SPREAD_EACH,	/* the whole batch on every node, nothing carried */
 };
 
-static const char * const zswb_shrink_policy_names[] = {
-	[ZSWB_SHRINK_STOCK]		= "stock",
-	[ZSWB_SHRINK_CARRY]		= "carry",
-	[ZSWB_SHRINK_SPLIT]		= "split",
-	[ZSWB_SHRINK_PER_NODE]		= "per_node",
-	[ZSWB_SHRINK_LOCAL_FIRST]	= "local_first",
+/* Where the walk over the nodes starts. */
+enum zswb_start {
+	ZSWB_START_NODE0,	/* node 0, in node order */
+	ZSWB_START_FOLIO,	/* zswap_store(): the node of the folio being stored */
 };
 
-/* How shrink_memcg() spreads its batch over the nodes. Default stock. */
-static int shrink_policy __read_mostly = ZSWB_SHRINK_STOCK;
+/*
+ * The shrink policies, one row each: the name, how the batch is spread,
+ * where the walk starts. The names, in this order, are shrink_policy's
+ * choices; the first row is the default.
+ */
+#define ZSWB_SHRINK_POLICIES {						\
+	ZSWB_SHRINK_POLICY(stock,	ONE,	NODE0),			\
+	ZSWB_SHRINK_POLICY(carry,	CARRY,	NODE0),			\
+	ZSWB_SHRINK_POLICY(split,	SPLIT,	NODE0),			\
+	ZSWB_SHRINK_POLICY(per_node,	EACH,	NODE0),			\
+	ZSWB_SHRINK_POLICY(local_first,	CARRY,	FOLIO),			\
+}
+
+#define ZSWB_SHRINK_POLICY(name, ...)	#name
+static const char * const zswb_shrink_policy_names[] = ZSWB_SHRINK_POLICIES;
+#undef ZSWB_SHRINK_POLICY
+
+#define ZSWB_SHRINK_POLICY(name, spread, start)				\
+	{ #name, ZSWB_SPREAD_##spread, ZSWB_START_##start }
+static const struct zswb_shrink_policy {
+	const char *name;
+	enum zswb_spread spread;
+	enum zswb_start start;
+} zswb_shrink_policies[] = ZSWB_SHRINK_POLICIES;
+#undef ZSWB_SHRINK_POLICY
+
+/* The row of zswb_shrink_policies[] in use. */
+static int shrink_policy __read_mostly;
 /*
  * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
  * scan at most 32 per node. Default 32.
@@ -82,14 +106,14 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid)
 {
-	int policy = READ_ONCE(shrink_policy);
+	const struct zswb_shrink_policy *p = &zswb_shrink_policies[READ_ONCE(shrink_policy)];
 	unsigned long batch = READ_ONCE(shrink_batch);
 	unsigned long remaining = batch, scanned = 0, written = 0, s;
 	int i, nid, first = 0, ret;
 
 	zswb_count(caller == ZSWAP_SHRINK_STORE ? ZSWB_SHRINK_CALLS_STORE :
 						  ZSWB_SHRINK_CALLS_WORKER);
-	if (policy == ZSWB_SHRINK_LOCAL_FIRST && folio_nid != NUMA_NO_NODE)
+	if (p->start == ZSWB_START_FOLIO && folio_nid != NUMA_NO_NODE)
 		first = folio_nid;
 	/*
 	 * zswap_store() shrinks in the storing task, with the folio locked,
@@ -101,7 +125,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		batch = min_t(unsigned long, batch, ZSWB_STORE_BATCH);
 		remaining = batch;
 	}
-	if (policy == ZSWB_SHRINK_SPLIT)
+	if (p->spread == ZSWB_SPREAD_SPLIT)
 		batch = max(1UL, batch / num_node_state(N_NORMAL_MEMORY));
 
 	for (i = 0; i < nr_node_ids; i++) {
@@ -110,21 +134,20 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		nid = (first + i) % nr_node_ids;
 		if (!node_state(nid, N_NORMAL_MEMORY))
 			continue;
-		switch (policy) {
-		case ZSWB_SHRINK_STOCK:
+		switch (p->spread) {
+		case ZSWB_SPREAD_ONE:
 			budget = 1;
 			break;
-		case ZSWB_SHRINK_CARRY:
-		case ZSWB_SHRINK_LOCAL_FIRST:
+		case ZSWB_SPREAD_CARRY:
 			budget = remaining;
 			break;
-		default:	/* split, per_node */
+		default:	/* split, each */
 			budget = batch;
 			break;
 		}
 		written += zswb_walk(memcg, nid, budget, &s);
 		scanned += s;
-		if (policy == ZSWB_SHRINK_CARRY || policy == ZSWB_SHRINK_LOCAL_FIRST) {
+		if (p->spread == ZSWB_SPREAD_CARRY) {
 			remaining -= s;
 			if (!remaining)
 				break;

@@ -263,8 +263,11 @@ t "-V" 0 "zswbctl $version" '' -V
 src_words() { # FILE ARRAY: the strings of "ARRAY[] = { ... };" in FILE
 	sed -n "/$2\\[\\] = {/,/};/p" "$1" | grep -o '"[a-z0-9_]*"' | tr -d '"'
 }
-shrink_names=$(src_words "$top/module/shrinker.c" zswb_shrink_policy_names)
-ra_names=$(src_words "$top/module/readahead.c" zswb_ra_policy_names)
+policy_rows() { # FILE MACRO: the names of the rows "MACRO(name, ...)" in FILE
+	sed -n "s/^\t$2(\([a-z_0-9]*\),.*/\1/p" "$1"
+}
+shrink_names=$(policy_rows "$top/module/shrinker.c" ZSWB_SHRINK_POLICY)
+ra_names=$(policy_rows "$top/module/readahead.c" ZSWB_RA_POLICY)
 bool_names=$(src_words "$top/module/main.c" words)
 batch_range=$(sed -n 's/.*param_set_uint_minmax(val, kp, \([0-9]*\), \([0-9]*\)).*/\1 \2/p' \
 	"$top/module/shrinker.c")
