@@ -14,6 +14,7 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/zswap.h>
 
 #include "zswap_wb.h"
@@ -26,6 +27,7 @@
  * Unlike kstrtobool(), which looks at the first characters only, this
  * takes whole words: 1, 0, y, n, yes, no, on, off, true, false, in any
  * case, so that a typo is refused rather than read as its first letter.
+ * (sysfs_match_string() takes whole words, but only in one case.)
  *
  * Return: 0, or -EINVAL.
  */
@@ -48,26 +50,53 @@ int zswb_parse_bool(const char *val, bool *res)
 	return -EINVAL;
 }
 
-/**
- * zswb_parse_enum - parse a parameter that takes one of a list of names
- * @val: the value written, possibly ending in one newline
- * @names: the accepted names
- * @n: how many
- *
- * Return: the index of the name, or -EINVAL.
+/*
+ * A choice parameter: kp->arg is its struct zswb_param (kernel_param's arg
+ * is not const; these ops only read it). A name is taken whole, as written
+ * or with one trailing newline; anything else is refused, logged, and
+ * changes nothing.
  */
-int zswb_parse_enum(const char *val, const char * const *names, int n)
+static int zswb_choice_set(const char *val, const struct kernel_param *kp)
 {
-	size_t len = strcspn(val, "\n");
-	int i;
+	const struct zswb_param *p = kp->arg;
+	int i = __sysfs_match_string(p->names, p->nr_names, val);
+	char list[128];
+	size_t len = 0;
+	unsigned int n;
 
-	if (val[len] && val[len + 1])
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (strlen(names[i]) == len && !strncmp(val, names[i], len))
-			return i;
-	return -EINVAL;
+	if (i < 0) {
+		for (n = 0; n < p->nr_names; n++)
+			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
+					 n ? ", " : "", p->names[n]);
+		pr_err("%s: '%.*s' is not one of %s\n", kp->name,
+		       (int)strcspn(val, "\n"), val, list);
+		return i;
+	}
+	mutex_lock(&zswb_param_mutex);
+	WRITE_ONCE(*p->choice, i);
+	if (p->changed)
+		p->changed(i);
+	mutex_unlock(&zswb_param_mutex);
+	return 0;
 }
+
+/* Every choice, the current one in brackets, as block/elevator.c prints them. */
+static int zswb_choice_get(char *buf, const struct kernel_param *kp)
+{
+	const struct zswb_param *p = kp->arg;
+	unsigned int n, cur = READ_ONCE(*p->choice);
+	int len = 0;
+
+	for (n = 0; n < p->nr_names; n++)
+		len += sysfs_emit_at(buf, len, n == cur ? "%s[%s]" : "%s%s",
+				     n ? " " : "", p->names[n]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+const struct kernel_param_ops zswb_choice_ops = {
+	.set = zswb_choice_set,
+	.get = zswb_choice_get,
+};
 
 static const struct zswap_wb_ops zswb_ops = {
 	.alloc_off_lru		= zswb_alloc_off_lru,

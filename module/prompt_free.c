@@ -76,9 +76,8 @@
 
 #include "zswap_wb.h"
 
-/* Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap. */
+/* The two policies; their parameters are declared with their setter, below. */
 static bool sync_free __read_mostly;
-/* Free writeback folios from a work item when their write ends, on async swap. */
 static bool async_free __read_mostly;
 
 /*
@@ -597,20 +596,12 @@ static const struct kernel_param_ops zswb_free_param_ops = {
 	.get = param_get_bool,
 };
 
-/*
- * Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap
- * (zram, brd, pmem). Default N.
- */
 module_param_cb(sync_free, &zswb_free_param_ops, &sync_free, 0644);
-MODULE_PARM_DESC(sync_free, "Free zswap writeback folios right after their write on synchronous swap (default N)");
+MODULE_PARM_DESC(sync_free, "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem).");
 
-/*
- * Free writeback folios from a work item as soon as their write ends, on
- * block and file swap. Turning it off stops marking at once; folios in
- * flight are still freed as their writes end. Default N.
- */
+/* Off stops marking at once; the folios in flight are still freed as their writes end. */
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
-MODULE_PARM_DESC(async_free, "Free zswap writeback folios when their write ends on async swap (default N)");
+MODULE_PARM_DESC(async_free, "Free writeback folios from a work item as soon as their write ends, on block and file swap.");
 
 static int zswb_prompt_free_init(void)
 {

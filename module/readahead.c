@@ -122,40 +122,20 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 	return true;
 }
 
-static int zswb_ra_policy_set(const char *val, const struct kernel_param *kp)
+/* Armed only off stock: then the fault path costs one static branch. */
+static void zswb_ra_policy_changed(int choice)
 {
-	int i = zswb_parse_enum(val, zswb_ra_policy_names,
-				ARRAY_SIZE(zswb_ra_policy_names));
-
-	if (i < 0) {
-		pr_err("readahead_policy: '%.*s' is not one of stock, skip_fault, skip_zswap_slots\n",
-		       (int)strcspn(val, "\n"), val);
-		return i;
-	}
-	mutex_lock(&zswb_param_mutex);
-	WRITE_ONCE(readahead_policy, i);
-	/* Armed only off stock: then the fault path costs one static branch. */
-	zswb_arm(ZSWAP_WB_READAHEAD, zswb_ra_skips(&zswb_ra_policies[i]));
-	mutex_unlock(&zswb_param_mutex);
-	return 0;
+	zswb_arm(ZSWAP_WB_READAHEAD, zswb_ra_skips(&zswb_ra_policies[choice]));
 }
 
-static int zswb_ra_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", zswb_ra_policy_names[READ_ONCE(readahead_policy)]);
-}
-
-static const struct kernel_param_ops zswb_ra_policy_ops = {
-	.set = zswb_ra_policy_set,
-	.get = zswb_ra_policy_get,
+static const struct zswb_param zswb_ra_policy_param = {
+	.choice		= &readahead_policy,
+	.names		= zswb_ra_policy_names,
+	.nr_names	= ARRAY_SIZE(zswb_ra_policy_names),
+	.changed	= zswb_ra_policy_changed,
 };
-
-/*
- * Which swap readahead to skip for zswap entries: stock, skip_fault or
- * skip_zswap_slots. Default stock.
- */
-module_param_cb(readahead_policy, &zswb_ra_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(readahead_policy, "swap readahead of zswap entries: stock, skip_fault, skip_zswap_slots (default stock)");
+module_param_cb(readahead_policy, &zswb_choice_ops, (void *)&zswb_ra_policy_param, 0644);
+MODULE_PARM_DESC(readahead_policy, "Which swap readahead to skip for zswap entries on a swapin fault.");
 
 /* Arm the point if insmod arguments chose a policy before registration. */
 static void zswb_readahead_arm(void)

@@ -80,10 +80,7 @@ static const struct zswb_shrink_policy {
 
 /* The row of zswb_shrink_policies[] in use. */
 static int shrink_policy __read_mostly;
-/*
- * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
- * scan at most 32 per node. Default 32.
- */
+
 static unsigned int shrink_batch __read_mostly = 32;
 
 /* The most one zswap_store() call may scan per node, whatever shrink_batch. */
@@ -165,36 +162,13 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	return ret;
 }
 
-static int zswb_policy_set(const char *val, const struct kernel_param *kp)
-{
-	int i = zswb_parse_enum(val, zswb_shrink_policy_names,
-				ARRAY_SIZE(zswb_shrink_policy_names));
-
-	if (i < 0) {
-		pr_err("shrink_policy: '%.*s' is not one of stock, carry, split, per_node, local_first\n",
-		       (int)strcspn(val, "\n"), val);
-		return i;
-	}
-	WRITE_ONCE(shrink_policy, i);
-	return 0;
-}
-
-static int zswb_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", zswb_shrink_policy_names[READ_ONCE(shrink_policy)]);
-}
-
-static const struct kernel_param_ops zswb_policy_ops = {
-	.set = zswb_policy_set,
-	.get = zswb_policy_get,
+static const struct zswb_param zswb_policy_param = {
+	.choice		= &shrink_policy,
+	.names		= zswb_shrink_policy_names,
+	.nr_names	= ARRAY_SIZE(zswb_shrink_policy_names),
 };
-
-/*
- * How shrink_memcg() spreads its batch over the nodes: stock, carry, split,
- * per_node or local_first. Default stock.
- */
-module_param_cb(shrink_policy, &zswb_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(shrink_policy, "zswap shrink batch over nodes: stock, carry, split, per_node, local_first (default stock)");
+module_param_cb(shrink_policy, &zswb_choice_ops, (void *)&zswb_policy_param, 0644);
+MODULE_PARM_DESC(shrink_policy, "How shrink_memcg() spreads its batch over the nodes.");
 
 static int zswb_batch_set(const char *val, const struct kernel_param *kp)
 {
@@ -211,12 +185,9 @@ static const struct kernel_param_ops zswb_batch_ops = {
 	.get = param_get_uint,
 };
 
-/*
- * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
- * scan at most 32 per node. Default 32.
- */
+/* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
 module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
-MODULE_PARM_DESC(shrink_batch, "zswap entries one shrink_memcg() call may scan, 1..1024 (default 32)");
+MODULE_PARM_DESC(shrink_batch, "Entries one shrink_memcg() call may scan.");
 
 /* The shrink point is armed while the module is loaded; stock is counted too. */
 static void zswb_shrinker_arm(void)

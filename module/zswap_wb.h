@@ -12,6 +12,7 @@
 #define _ZSWAP_WB_H
 
 #include <linux/atomic.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -77,6 +78,18 @@ static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
 void zswb_note_drain(unsigned long nr);
 
 /*
+ * A choice parameter (shrink_policy, readahead_policy): its kp->arg, for
+ * zswb_choice_ops. It takes one of names[], as sysfs_match_string() takes
+ * them, and reads as all of them with the current one in brackets.
+ */
+struct zswb_param {
+	int *choice;			/* the index of the current name */
+	const char * const *names;
+	unsigned int nr_names;
+	void (*changed)(int choice);	/* (optional) under zswb_param_mutex, once stored */
+};
+
+/*
  * A policy family (shrinker.c, readahead.c, prompt_free.c), as main.c
  * drives it: init builds what can fail before the backend is registered,
  * arm arms what the parameters ask for once it is (zswb_param_mutex held),
@@ -94,8 +107,8 @@ extern const struct zswb_family zswb_prompt_free;
 
 /* main.c */
 extern struct mutex zswb_param_mutex;
+extern const struct kernel_param_ops zswb_choice_ops;
 int zswb_parse_bool(const char *val, bool *res);
-int zswb_parse_enum(const char *val, const char * const *names, int n);
 void zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
 

@@ -167,6 +167,12 @@ bench_rounds() {
 	done
 }
 
+# param_value NAME: the value of a zswap_wb parameter; of a policy, which
+# reads as every choice with the current one in brackets, that one.
+param_value() {
+	sed 's/^.*\[\([^]]*\)\].*$/\1/' "$ZSWB_PARAMS/$1"
+}
+
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
 # Turning async_free off does not wait for the folios in flight; like
 # zswbctl, this waits (up to 60 s) until none is left.

@@ -77,7 +77,7 @@ test_param_defaults() {
 	fi
 	rc=0
 	while read -r name def; do
-		v=$(cat "$ZSWB_PARAMS/$name")
+		v=$(param_value "$name")
 		[ "$v" = "$def" ] || { msg "$name is '$v', documented default '$def'"; rc=1; }
 	done < /tmp/defaults
 	return $rc
@@ -113,18 +113,29 @@ test_invalid_writes() {
 		set_param shrink_batch $v && [ "$(cat $ZSWB_PARAMS/shrink_batch)" = $v ] || { msg "shrink_batch=$v not taken"; rc=1; }
 	done
 	set_param shrink_batch 32
-	for v in Stock carry2 " carry" per-node 1; do
+	for v in Stock carry2 " carry" per-node 1 "[carry]" "stock [carry]"; do
 		invalid_write shrink_policy "$v" || rc=1
 	done
 	for v in carry split per_node local_first stock; do
-		set_param shrink_policy $v && [ "$(cat $ZSWB_PARAMS/shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
+		set_param shrink_policy $v && [ "$(param_value shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
 	done
 	for v in Stock skip skip_faults " stock" 0; do
 		invalid_write readahead_policy "$v" || rc=1
 	done
 	for v in skip_fault skip_zswap_slots stock; do
-		set_param readahead_policy $v && [ "$(cat $ZSWB_PARAMS/readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
+		set_param readahead_policy $v && [ "$(param_value readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
 	done
+	# A policy reads as every choice, the current one in brackets; it is
+	# written with the bare name, with or without a newline.
+	if printf 'carry\n\n' > $ZSWB_PARAMS/shrink_policy 2>/dev/null; then
+		msg "a name and two newlines taken"; rc=1
+	fi
+	printf split > $ZSWB_PARAMS/shrink_policy || { msg "a name without a newline refused"; rc=1; }
+	v=$(cat $ZSWB_PARAMS/shrink_policy)
+	[ "$v" = "stock carry [split] per_node local_first" ] || { msg "shrink_policy reads '$v'"; rc=1; }
+	set_param shrink_policy stock
+	v=$(cat $ZSWB_PARAMS/readahead_policy)
+	[ "$v" = "[stock] skip_fault skip_zswap_slots" ] || { msg "readahead_policy reads '$v'"; rc=1; }
 	dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
 	return $rc
 }
