@@ -13,11 +13,17 @@
 #include <linux/module.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/zswap.h>
 
 #include "zswap_wb.h"
+
+/* zswb_parse_bool()'s words, in pairs: the one that turns a parameter off, then on. */
+static const char * const zswb_bool_words[] = {
+	"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
+};
 
 /**
  * zswb_parse_bool - parse a boolean parameter value strictly
@@ -33,16 +39,14 @@
  */
 int zswb_parse_bool(const char *val, bool *res)
 {
-	static const char * const words[] = {
-		"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
-	};
 	size_t len = strcspn(val, "\n");
 	int i;
 
 	if (val[len] && val[len + 1])
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(words); i++) {
-		if (strlen(words[i]) == len && !strncasecmp(val, words[i], len)) {
+	for (i = 0; i < ARRAY_SIZE(zswb_bool_words); i++) {
+		if (strlen(zswb_bool_words[i]) == len &&
+		    !strncasecmp(val, zswb_bool_words[i], len)) {
 			*res = i & 1;
 			return 0;
 		}
@@ -149,6 +153,64 @@ static const struct zswb_family * const zswb_families[] = {
 	&zswb_shrinker,
 	&zswb_readahead,
 };
+
+/* How "schema" names the kinds, and the ZSWB_PARAM_* flags bit by bit. */
+static const char * const zswb_param_kinds[] = {
+	[ZSWB_PARAM_BOOL]	= "bool",
+	[ZSWB_PARAM_UINT]	= "uint",
+	[ZSWB_PARAM_CHOICE]	= "choice",
+};
+
+static const char * const zswb_param_flags[] = { "drains", "waits" };
+
+static void zswb_words_show(struct seq_file *m, const char * const *words,
+			    unsigned int n, char sep)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s%c", words[i], i + 1 < n ? sep : '\t');
+}
+
+/* One "param" line of "schema": name, kind, values, default, flags, help. */
+static void zswb_param_show(struct seq_file *m, const struct zswb_param *p)
+{
+	const char *flags[ARRAY_SIZE(zswb_param_flags)];
+	unsigned int i, n = 0;
+
+	seq_printf(m, "param\t%s\t%s\t", p->name, zswb_param_kinds[p->kind]);
+	switch (p->kind) {
+	case ZSWB_PARAM_BOOL:
+		zswb_words_show(m, zswb_bool_words, ARRAY_SIZE(zswb_bool_words), ' ');
+		seq_printf(m, "%c\t", p->def ? 'Y' : 'N');
+		break;
+	case ZSWB_PARAM_UINT:
+		seq_printf(m, "%u..%u\t%u\t", p->min, p->max, p->def);
+		break;
+	case ZSWB_PARAM_CHOICE:
+		zswb_words_show(m, p->names, p->nr_names, ' ');
+		seq_printf(m, "%s\t", p->names[p->def]);
+		break;
+	}
+	for (i = 0; i < ARRAY_SIZE(zswb_param_flags); i++)
+		if (p->flags & BIT(i))
+			flags[n++] = zswb_param_flags[i];
+	if (!n)
+		flags[n++] = "-";
+	zswb_words_show(m, flags, n, ',');
+	seq_printf(m, "%s\n", p->help);
+}
+
+/* The "param" lines of debugfs "schema", family by family. */
+void zswb_params_show(struct seq_file *m)
+{
+	const struct zswb_param * const *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++)
+		for (p = zswb_families[i]->params; *p; p++)
+			zswb_param_show(m, *p);
+}
 
 /* Undo the init of the first @n families, the last one first. */
 static void zswb_families_exit(int n)

@@ -596,12 +596,26 @@ static const struct kernel_param_ops zswb_free_param_ops = {
 	.get = param_get_bool,
 };
 
+#define ZSWB_SYNC_FREE_DESC "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
+static const struct zswb_param zswb_sync_free_param = {
+	.name	= "sync_free",
+	.help	= ZSWB_SYNC_FREE_DESC,
+	.kind	= ZSWB_PARAM_BOOL,
+	.flags	= ZSWB_PARAM_DRAINS,
+};
 module_param_cb(sync_free, &zswb_free_param_ops, &sync_free, 0644);
-MODULE_PARM_DESC(sync_free, "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem).");
+MODULE_PARM_DESC(sync_free, ZSWB_SYNC_FREE_DESC);
 
 /* Off stops marking at once; the folios in flight are still freed as their writes end. */
+#define ZSWB_ASYNC_FREE_DESC "Free writeback folios from a work item as soon as their write ends, on block and file swap."
+static const struct zswb_param zswb_async_free_param = {
+	.name	= "async_free",
+	.help	= ZSWB_ASYNC_FREE_DESC,
+	.kind	= ZSWB_PARAM_BOOL,
+	.flags	= ZSWB_PARAM_DRAINS | ZSWB_PARAM_WAITS,
+};
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
-MODULE_PARM_DESC(async_free, "Free writeback folios from a work item as soon as their write ends, on block and file swap.");
+MODULE_PARM_DESC(async_free, ZSWB_ASYNC_FREE_DESC);
 
 static int zswb_prompt_free_init(void)
 {
@@ -667,8 +681,15 @@ static void zswb_prompt_free_exit(void)
 	percpu_ref_exit(&zswb_live);
 }
 
+static const struct zswb_param * const zswb_prompt_free_params[] = {
+	&zswb_sync_free_param,
+	&zswb_async_free_param,
+	NULL,
+};
+
 const struct zswb_family zswb_prompt_free = {
 	.init	= zswb_prompt_free_init,
 	.arm	= zswb_prompt_free_arm,
 	.exit	= zswb_prompt_free_exit,
+	.params	= zswb_prompt_free_params,
 };

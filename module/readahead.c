@@ -128,14 +128,18 @@ static void zswb_ra_policy_changed(int choice)
 	zswb_arm(ZSWAP_WB_READAHEAD, zswb_ra_skips(&zswb_ra_policies[choice]));
 }
 
+#define ZSWB_RA_POLICY_DESC "Which swap readahead to skip for zswap entries on a swapin fault."
 static const struct zswb_param zswb_ra_policy_param = {
+	.name		= "readahead_policy",
+	.help		= ZSWB_RA_POLICY_DESC,
+	.kind		= ZSWB_PARAM_CHOICE,
 	.choice		= &readahead_policy,
 	.names		= zswb_ra_policy_names,
 	.nr_names	= ARRAY_SIZE(zswb_ra_policy_names),
 	.changed	= zswb_ra_policy_changed,
 };
 module_param_cb(readahead_policy, &zswb_choice_ops, (void *)&zswb_ra_policy_param, 0644);
-MODULE_PARM_DESC(readahead_policy, "Which swap readahead to skip for zswap entries on a swapin fault.");
+MODULE_PARM_DESC(readahead_policy, ZSWB_RA_POLICY_DESC);
 
 /* Arm the point if insmod arguments chose a policy before registration. */
 static void zswb_readahead_arm(void)
@@ -144,6 +148,12 @@ static void zswb_readahead_arm(void)
 		zswb_arm(ZSWAP_WB_READAHEAD, true);
 }
 
+static const struct zswb_param * const zswb_readahead_params[] = {
+	&zswb_ra_policy_param,
+	NULL,
+};
+
 const struct zswb_family zswb_readahead = {
 	.arm	= zswb_readahead_arm,
+	.params	= zswb_readahead_params,
 };

@@ -81,7 +81,8 @@ static const struct zswb_shrink_policy {
 /* The row of zswb_shrink_policies[] in use. */
 static int shrink_policy __read_mostly;
 
-static unsigned int shrink_batch __read_mostly = 32;
+#define ZSWB_BATCH_DEFAULT	32
+static unsigned int shrink_batch __read_mostly = ZSWB_BATCH_DEFAULT;
 
 /* The most one zswap_store() call may scan per node, whatever shrink_batch. */
 #define ZSWB_STORE_BATCH	SWAP_CLUSTER_MAX
@@ -162,21 +163,37 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	return ret;
 }
 
+#define ZSWB_POLICY_DESC "How shrink_memcg() spreads its batch over the nodes."
 static const struct zswb_param zswb_policy_param = {
+	.name		= "shrink_policy",
+	.help		= ZSWB_POLICY_DESC,
+	.kind		= ZSWB_PARAM_CHOICE,
 	.choice		= &shrink_policy,
 	.names		= zswb_shrink_policy_names,
 	.nr_names	= ARRAY_SIZE(zswb_shrink_policy_names),
 };
 module_param_cb(shrink_policy, &zswb_choice_ops, (void *)&zswb_policy_param, 0644);
-MODULE_PARM_DESC(shrink_policy, "How shrink_memcg() spreads its batch over the nodes.");
+MODULE_PARM_DESC(shrink_policy, ZSWB_POLICY_DESC);
+
+/* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
+#define ZSWB_BATCH_DESC "Entries one shrink_memcg() call may scan."
+static const struct zswb_param zswb_batch_param = {
+	.name		= "shrink_batch",
+	.help		= ZSWB_BATCH_DESC,
+	.kind		= ZSWB_PARAM_UINT,
+	.def		= ZSWB_BATCH_DEFAULT,
+	.min		= 1,
+	.max		= 1024,
+};
 
 static int zswb_batch_set(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_uint_minmax(val, kp, 1, 1024);
+	const struct zswb_param *p = &zswb_batch_param;
+	int ret = param_set_uint_minmax(val, kp, p->min, p->max);
 
 	if (ret)
-		pr_err("shrink_batch: '%.*s' is not an integer from 1 to 1024\n",
-		       (int)strcspn(val, "\n"), val);
+		pr_err("%s: '%.*s' is not an integer from %u to %u\n", p->name,
+		       (int)strcspn(val, "\n"), val, p->min, p->max);
 	return ret;
 }
 
@@ -185,9 +202,8 @@ static const struct kernel_param_ops zswb_batch_ops = {
 	.get = param_get_uint,
 };
 
-/* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
 module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
-MODULE_PARM_DESC(shrink_batch, "Entries one shrink_memcg() call may scan.");
+MODULE_PARM_DESC(shrink_batch, ZSWB_BATCH_DESC);
 
 /* The shrink point is armed while the module is loaded; stock is counted too. */
 static void zswb_shrinker_arm(void)
@@ -195,6 +211,13 @@ static void zswb_shrinker_arm(void)
 	zswb_arm(ZSWAP_WB_SHRINK, true);
 }
 
+static const struct zswb_param * const zswb_shrinker_params[] = {
+	&zswb_policy_param,
+	&zswb_batch_param,
+	NULL,
+};
+
 const struct zswb_family zswb_shrinker = {
 	.arm	= zswb_shrinker_arm,
+	.params	= zswb_shrinker_params,
 };

@@ -4,7 +4,8 @@
  *
  * One read-only file per counter and gauge, a "stats" file of "key value"
  * lines (like memory.stat) holding every counter, gauge and latency
- * percentile, "free_latency_us", the histogram behind the percentiles, and
+ * percentile, "schema", which names and describes each of them and each
+ * parameter, "free_latency_us", the histogram behind the percentiles, and
  * "reset", which zeroes the counters for an A/B run when 1 is written to
  * it. The statistics are the rows of zswap_wb_stats.h.
  */
@@ -118,19 +119,24 @@ enum zswb_stat_kind {
 /* Every statistic, a row of zswap_wb_stats.h each, in its order. */
 static const struct zswb_stat {
 	const char *name;
+	const char *help;
 	enum zswb_stat_kind kind;
 	unsigned int item;		/* counters: the index of the count */
 	unsigned int pct;		/* percentiles */
 	unsigned long (*gauge)(void);	/* gauges */
 } zswb_stats[] = {
-#define ZSWB_COUNTER(_item, _name, ...)					\
-	{ .name = #_name, .kind = ZSWB_STAT_COUNTER, .item = ZSWB_##_item },
-#define ZSWB_NODE_COUNTER(_item, _name, ...)				\
-	{ .name = #_name, .kind = ZSWB_STAT_NODE_COUNTER, .item = ZSWB_NODE_##_item },
-#define ZSWB_GAUGE(_name, ...)						\
-	{ .name = #_name, .kind = ZSWB_STAT_GAUGE, .gauge = zswb_gauge_##_name },
-#define ZSWB_PERCENTILE(_name, _pct, ...)				\
-	{ .name = #_name, .kind = ZSWB_STAT_PERCENTILE, .pct = _pct },
+#define ZSWB_COUNTER(_item, _name, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_COUNTER,	\
+	  .item = ZSWB_##_item },
+#define ZSWB_NODE_COUNTER(_item, _name, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_NODE_COUNTER, \
+	  .item = ZSWB_NODE_##_item },
+#define ZSWB_GAUGE(_name, _help)					\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_GAUGE,	\
+	  .gauge = zswb_gauge_##_name },
+#define ZSWB_PERCENTILE(_name, _pct, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_PERCENTILE,	\
+	  .pct = _pct },
 #include "zswap_wb_stats.h"
 };
 
@@ -222,6 +228,26 @@ static int zswb_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_stats);
+
+/*
+ * Every statistic, then every parameter, a line each of tab-separated
+ * fields (Documentation/zswap_wb.rst, "schema"):
+ * "stat name kind unit help" and "param name kind values default flags help".
+ */
+static int zswb_schema_show(struct seq_file *m, void *v)
+{
+	const struct zswb_stat *s;
+
+	for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
+		seq_printf(m, "stat\t%s%s\t%s\t%s\t%s\n", s->name,
+			   s->kind == ZSWB_STAT_NODE_COUNTER ? "_node<N>" : "",
+			   s->kind == ZSWB_STAT_COUNTER ||
+			   s->kind == ZSWB_STAT_NODE_COUNTER ? "counter" : "gauge",
+			   s->kind == ZSWB_STAT_PERCENTILE ? "us" : "-", s->help);
+	zswb_params_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(zswb_schema);
 
 static int zswb_latency_show(struct seq_file *m, void *v)
 {
@@ -328,6 +354,8 @@ int zswb_stats_init(void)
 	zswb_debugfs_values();
 	debugfs_create_file("stats", 0400, zswb_debugfs_root, NULL,
 			    &zswb_stats_fops);
+	debugfs_create_file("schema", 0400, zswb_debugfs_root, NULL,
+			    &zswb_schema_fops);
 	debugfs_create_file("free_latency_us", 0400, zswb_debugfs_root, NULL,
 			    &zswb_latency_fops);
 	debugfs_create_file("reset", 0200, zswb_debugfs_root, NULL,

@@ -6,17 +6,21 @@
  * (include/linux/zswap.h), drives the policy families (struct zswb_family)
  * and arms the hook's points on their behalf; each family lives in the
  * file named after it and exports its hook callbacks here. stats.c owns
- * the counters (zswap_wb_stats.h) and the debugfs directory.
+ * the counters (zswap_wb_stats.h) and the debugfs directory, whose
+ * "schema" describes every statistic and parameter.
  */
 #ifndef _ZSWAP_WB_H
 #define _ZSWAP_WB_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
+
+struct seq_file;
 
 /* The counters (zswap_wb_stats.h): zswb_count() and zswb_count_add(). */
 enum zswb_stat_item {
@@ -77,16 +81,37 @@ static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
 /* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
 void zswb_note_drain(unsigned long nr);
 
+/* The kinds of parameter, as debugfs "schema" names them. */
+enum zswb_param_kind {
+	ZSWB_PARAM_BOOL,	/* zswb_parse_bool()'s words; reads Y or N */
+	ZSWB_PARAM_UINT,	/* an integer from min to max */
+	ZSWB_PARAM_CHOICE,	/* one of names[]; reads all, the current in brackets */
+};
+
 /*
- * A choice parameter (shrink_policy, readahead_policy): its kp->arg, for
- * zswb_choice_ops. It takes one of names[], as sysfs_match_string() takes
- * them, and reads as all of them with the current one in brackets.
+ * What turning a parameter off means for the folios in flight, for the
+ * tools that unload the module or wait for them (zswbctl):
+ */
+#define ZSWB_PARAM_DRAINS	BIT(0)	/* turned off before unloading, then inflight waited for */
+#define ZSWB_PARAM_WAITS	BIT(1)	/* off leaves folios in flight: wait for inflight 0 */
+
+/*
+ * A parameter as debugfs "schema" describes it: one for each
+ * module_param_cb(), listed by its family. The help is the parameter's
+ * MODULE_PARM_DESC, from the same string. A choice parameter uses
+ * zswb_choice_ops, with its struct zswb_param as kp->arg.
  */
 struct zswb_param {
-	int *choice;			/* the index of the current name */
-	const char * const *names;
+	const char *name;
+	const char *help;
+	enum zswb_param_kind kind;
+	unsigned int flags;		/* ZSWB_PARAM_* */
+	unsigned int def;		/* the default: 0/1, the integer, the index of the name */
+	unsigned int min, max;		/* UINT */
+	int *choice;			/* CHOICE: the index of the current name */
+	const char * const *names;	/* CHOICE: the names, as sysfs_match_string() takes them */
 	unsigned int nr_names;
-	void (*changed)(int choice);	/* (optional) under zswb_param_mutex, once stored */
+	void (*changed)(int choice);	/* CHOICE (optional): under zswb_param_mutex, once stored */
 };
 
 /*
@@ -99,6 +124,7 @@ struct zswb_family {
 	int (*init)(void);			/* (optional) */
 	void (*arm)(void);			/* (required) */
 	void (*exit)(void);			/* (optional) */
+	const struct zswb_param * const *params; /* NULL-terminated */
 };
 
 extern const struct zswb_family zswb_shrinker;
@@ -111,6 +137,7 @@ extern const struct kernel_param_ops zswb_choice_ops;
 int zswb_parse_bool(const char *val, bool *res);
 void zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
+void zswb_params_show(struct seq_file *m);
 
 /* stats.c */
 int zswb_stats_init(void);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * zswap_wb's statistics, one row each: every line of debugfs "stats", in
- * this order (the per-node rows last, node by node), with its help, in the
- * words of Documentation/zswap_wb.rst. A counter added here is counted,
- * printed and given a file.
+ * this order (the per-node rows last, node by node), with the words that
+ * debugfs "schema" prints as its help (those of Documentation/zswap_wb.rst).
+ * A counter added here is counted, printed, given a file and described.
  *
  * The including file defines the row macros it needs, the others expand to
  * nothing, and every one is undefined at the end (the X-macro form of

@@ -259,23 +259,24 @@ result "dkms.conf has a PACKAGE_VERSION" $?
 t "--version: the version of dkms.conf" 0 "zswbctl $version" '' --version
 t "-V" 0 "zswbctl $version" '' -V
 
-# The values the module accepts, read from its sources: --help must list them.
-src_words() { # FILE ARRAY: the strings of "ARRAY[] = { ... };" in FILE
-	sed -n "/$2\\[\\] = {/,/};/p" "$1" | grep -o '"[a-z0-9_]*"' | tr -d '"'
+# The module's schema, as its debugfs "schema" holds it, read from its
+# sources (selftests/module_names.py): --help must list its values.
+schema=$("$py" "$top/selftests/module_names.py" 2>"$tmp/names.err")
+rc=$? out=$schema err=$(<"$tmp/names.err")
+# schema_field KIND FIELD NAME: field FIELD (1-based) of the KIND line NAME.
+schema_field() {
+	awk -F'\t' -v k="$1" -v f="$2" -v n="$3" '$1 == k && $2 == n { print $f }' <<<"$schema"
 }
-policy_rows() { # FILE MACRO: the names of the rows "MACRO(name, ...)" in FILE
-	sed -n "s/^\t$2(\([a-z_0-9]*\),.*/\1/p" "$1"
-}
-shrink_names=$(policy_rows "$top/module/shrinker.c" ZSWB_SHRINK_POLICY)
-ra_names=$(policy_rows "$top/module/readahead.c" ZSWB_RA_POLICY)
-bool_names=$(src_words "$top/module/main.c" words)
-batch_range=$(sed -n 's/.*param_set_uint_minmax(val, kp, \([0-9]*\), \([0-9]*\)).*/\1 \2/p' \
-	"$top/module/shrinker.c")
-stat_names=$(sed -n 's/^ZSWB_COUNTER([A-Z_0-9]*, \([a-z_0-9]*\),$/\1/p' \
-	"$top/module/zswap_wb_stats.h")
-[ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
+shrink_names=$(schema_field param 4 shrink_policy | tr ' ' '\n')
+ra_names=$(schema_field param 4 readahead_policy | tr ' ' '\n')
+bool_names=$(schema_field param 4 sync_free | tr ' ' '\n')
+batch_range=$(schema_field param 4 shrink_batch | sed 's/\.\./ /')
+# The counters with a line and a file each (not the per-node ones).
+stat_names=$(awk -F'\t' '$1 == "stat" && $3 == "counter" && $2 !~ /_node<N>$/ { print $2 }' \
+	<<<"$schema")
+[ "$rc" = 0 ] && [ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
 	[ -n "$batch_range" ] && [ -n "$stat_names" ]
-result "module sources give the parameter values and counter names" $?
+result "module sources give the schema: parameter values and counter names" $?
 
 zsw --help
 help=$out
