@@ -3,7 +3,8 @@
  * zswap_wb's statistics, one row each: every line of debugfs "stats", in
  * this order (the per-node rows last, node by node), with the words that
  * debugfs "schema" prints as its help (those of Documentation/zswap_wb.rst).
- * A counter added here is counted, printed, given a file and described.
+ * A counter added here is counted, printed, given a file and described;
+ * selftests/run.sh (checkpatch) checks that the documents list it.
  *
  * The including file defines the row macros it needs, the others expand to
  * nothing, and every one is undefined at the end (the X-macro form of
