@@ -82,32 +82,42 @@ suite_hot_paths() {
 	fi
 }
 
-# doc_names DOC: the statistics and parameters DOC lists, as "stat NAME"
-# and "param NAME" lines. In zswap_wb.rst the parameters are the section
-# titles of "Interface: Module Parameters" and the statistics the terms of
-# the list of "Interface: Statistics" (a term can name several); in
-# zswbctl.8 the parameters are the tags of its "Parameters" subsection.
+# doc_names DOC: the statistics, parameters and policy choices DOC lists,
+# as "stat NAME", "param NAME" and "choice PARAM NAME" lines. In
+# zswap_wb.rst the parameters are the section titles of "Interface: Module
+# Parameters", with their choices the items "- ``name``: ..." of their
+# section, and the statistics the terms of the list of "Interface:
+# Statistics" (a term can name several); in zswbctl.8 the parameters are
+# the tags of its "Parameters" subsection, with their choices the names of
+# the .BR line after "one of".
 doc_names() {
 	case $1 in
 	*.rst) awk '
 		/^=+$/ { sec = prev }
 		/^-+$/ && sec == "Interface: Module Parameters" && prev ~ /^``[a-z0-9_]+``$/ {
-			gsub(/`/, "", prev); print "param", prev }
+			param = prev; gsub(/`/, "", param); print "param", param }
+		/^- ``[a-z0-9_]+``:/ && sec == "Interface: Module Parameters" && param {
+			split($0, t, "``"); print "choice", param, t[2] }
 		/^ +[^ ]/ && sec == "Interface: Statistics" && prev ~ /^``/ {
 			n = split(prev, t, "``")
 			for (i = 2; i <= n; i += 2) print "stat", t[i] }
 		{ prev = $0 }' "$1" ;;
 	*.8) awk '
 		/^\.S[SH] / { sec = $0 }
-		sec == ".SS Parameters" && tp && /^\.B [a-z0-9_]+$/ { print "param", $2 }
-		{ tp = ($0 == ".TP") }' "$1" ;;
+		sec == ".SS Parameters" && tp && /^\.B [a-z0-9_]+$/ { param = $2; print "param", param }
+		sec == ".SS Parameters" && /^\.BR / && prev ~ /one of$/ {
+			line = $0; sub(/^\.BR /, "", line); gsub(/"[^"]*"/, " ", line)
+			n = split(line, t, " ")
+			for (i = 1; i <= n; i++) if (t[i] != ".") print "choice", param, t[i] }
+		{ tp = ($0 == ".TP"); prev = $0 }' "$1" ;;
 	esac | sort -u
 }
 
-# The module's statistics and parameters, read from its sources by
-# selftests/module_names.py, against what the documents list: each name in
-# both, none in a document only; and each counter's and gauge's help in the
-# words of zswap_wb.rst (zswbctl prints it as the module gives it).
+# The module's statistics, parameters and policy choices, read from its
+# sources by selftests/module_names.py, against what the documents list:
+# each name in both, none in a document only; and each counter's and
+# gauge's help in the words of zswap_wb.rst (zswbctl prints it as the
+# module gives it).
 check_doc_names() {
 	local rst=Documentation/zswap_wb.rst man=tools/zswbctl/zswbctl.8 doc words h ok
 	if ! python3 selftests/module_names.py > "$out/schema" 2> "$out/names.err"; then
@@ -115,19 +125,21 @@ check_doc_names() {
 		ktap_test_fail "selftests/module_names.py reads the module's names"
 		return
 	fi
-	awk -F'\t' '{ print $1, $2 }' "$out/schema" | sort -u > "$out/names.module"
+	awk -F'\t' '{ print $1, $2 }
+		$1 == "param" && $3 == "choice" { n = split($4, c, " "); for (i = 1; i <= n; i++) print "choice", $2, c[i] }' \
+		"$out/schema" | sort -u > "$out/names.module"
 	for doc in "$rst" "$man"; do
 		doc_names "$doc" > "$out/names.doc"
-		# zswbctl.8 lists the parameters only: the statistics are the guide's.
-		[ "$doc" = "$man" ] && grep '^param ' "$out/names.module" > "$out/names.want" ||
+		# zswbctl.8 lists the parameters and choices: the statistics are the guide's.
+		[ "$doc" = "$man" ] && grep -v '^stat ' "$out/names.module" > "$out/names.want" ||
 			cp "$out/names.module" "$out/names.want"
 		comm -3 "$out/names.want" "$out/names.doc" > "$out/names.diff"
 		if [ -s "$out/names.doc" ] && [ ! -s "$out/names.diff" ]; then
-			ktap_test_pass "$doc lists every module $([ "$doc" = "$man" ] && echo parameter || echo "statistic and parameter"), and no other"
+			ktap_test_pass "$doc lists every module $([ "$doc" = "$man" ] || echo "statistic, ")parameter and choice, and no other"
 		else
-			sed 's/^\(\S\+ \S\+\)$/# in the module only: \1/; s/^\t\(.*\)$/# in the document only: \1/' \
+			sed 's/^\t\(.*\)$/# in the document only: \1/; t; s/^/# in the module only: /' \
 				"$out/names.diff"
-			ktap_test_fail "$doc lists every module $([ "$doc" = "$man" ] && echo parameter || echo "statistic and parameter"), and no other"
+			ktap_test_fail "$doc lists every module $([ "$doc" = "$man" ] || echo "statistic, ")parameter and choice, and no other"
 		fi
 	done
 	words=$(tr -d '`' < "$rst" | tr -s ' \n' '  ')
