@@ -116,15 +116,17 @@ test_invalid_writes() {
 	for v in Stock carry2 " carry" per-node 1 "[carry]" "stock [carry]"; do
 		invalid_write shrink_policy "$v" || rc=1
 	done
-	for v in carry split per_node local_first stock; do
+	for v in $(choices shrink_policy); do
 		set_param shrink_policy $v && [ "$(param_value shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
 	done
 	for v in Stock skip skip_faults " stock" 0; do
 		invalid_write readahead_policy "$v" || rc=1
 	done
-	for v in skip_fault skip_zswap_slots stock; do
+	for v in $(choices readahead_policy); do
 		set_param readahead_policy $v && [ "$(param_value readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
 	done
+	[ "$(choices shrink_policy | wc -w)" -ge 5 ] && [ "$(choices readahead_policy | wc -w)" -ge 3 ] ||
+		{ msg "the schema lists too few choices"; rc=1; }
 	# A policy reads as every choice, the current one in brackets; it is
 	# written with the bare name, with or without a newline.
 	if printf 'carry\n\n' > $ZSWB_PARAMS/shrink_policy 2>/dev/null; then
@@ -134,6 +136,7 @@ test_invalid_writes() {
 	v=$(cat $ZSWB_PARAMS/shrink_policy)
 	[ "$v" = "stock carry [split] per_node local_first" ] || { msg "shrink_policy reads '$v'"; rc=1; }
 	set_param shrink_policy stock
+	set_param readahead_policy stock
 	v=$(cat $ZSWB_PARAMS/readahead_policy)
 	[ "$v" = "[stock] skip_fault skip_zswap_slots" ] || { msg "readahead_policy reads '$v'"; rc=1; }
 	dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
@@ -473,7 +476,7 @@ calls() {
 test_shrink_both_nodes() {
 	need_module || return 1
 	rc=0
-	for pol in stock carry split per_node local_first; do
+	for pol in $(choices shrink_policy); do
 		shrink_setup pool || return 1
 		set_param shrink_policy $pol
 		echo 1 > $ZSWB_DEBUGFS/reset
@@ -537,7 +540,7 @@ test_shrink_switch_under_load() {
 	load=$!
 	n=0 bad=0
 	while kill -0 $load 2>/dev/null; do
-		for pol in carry split per_node local_first stock; do
+		for pol in $(choices shrink_policy); do
 			set_param shrink_policy $pol || bad=1
 			set_param shrink_batch $(( (n * 37) % 1024 + 1 )) || bad=1
 			n=$((n + 1))
@@ -685,7 +688,7 @@ test_ra_switch_under_load() {
 	pid=$!
 	n=0 bad=0
 	while kill -0 $pid 2>/dev/null; do
-		for pol in skip_fault skip_zswap_slots stock; do
+		for pol in $(choices readahead_policy); do
 			set_param readahead_policy $pol || bad=1
 			n=$((n + 1))
 			sleep 0.05
@@ -848,7 +851,7 @@ test_ra_two_devices() {
 	check "both devices at one priority" \
 		"[ $(awk 'NR > 1 { print $5 }' /proc/swaps | sort -u | wc -l) -eq 1 ]" || return 1
 	rc=0
-	for pol in skip_fault skip_zswap_slots stock; do
+	for pol in $(choices readahead_policy); do
 		set_param readahead_policy $pol || return 1
 		cg_new ra2 64M
 		# 4 passes; 2 on the debug kernel (PASSES 1), which takes
