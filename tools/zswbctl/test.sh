@@ -273,6 +273,15 @@ shrink_names=$(schema_field param 4 shrink_policy | tr ' ' '\n')
 ra_names=$(schema_field param 4 readahead_policy | tr ' ' '\n')
 bool_names=$(schema_field param 4 sync_free | tr ' ' '\n')
 batch_range=$(schema_field param 4 shrink_batch | sed 's/\.\./ /')
+# bracketed PARAM CURRENT: the line that policy PARAM's file reads with
+# CURRENT chosen, as the module prints it.
+bracketed() {
+	schema_field param 4 "$1" | sed "s/\(^\| \)$2\( \|\$\)/\1[$2]\2/"
+}
+# glob TEXT: TEXT as a glob that matches it alone.
+glob() {
+	sed 's/[][*?\\]/\\&/g' <<<"$1"
+}
 # The counters with a line and a file each (not the per-node ones).
 stat_names=$(awk -F'\t' '$1 == "stat" && $3 == "counter" && $2 !~ /_node<N>$/ { print $2 }' \
 	<<<"$schema")
@@ -292,9 +301,9 @@ fake_mod() {
 	mkdir -p "$p" "$d"
 	echo N >"$p/sync_free"
 	echo Y >"$p/async_free"
-	echo "stock carry split [per_node] local_first" >"$p/shrink_policy"
+	bracketed shrink_policy per_node >"$p/shrink_policy"
 	echo 32 >"$p/shrink_batch"
-	echo "[stock] skip_fault skip_zswap_slots" >"$p/readahead_policy"
+	bracketed readahead_policy stock >"$p/readahead_policy"
 	printf '%s\n' "$schema" >"$d/schema"
 	for k in $stat_names; do
 		echo "$k $v"
@@ -339,7 +348,7 @@ zsw --help
 line=$(sed -n '/^Parameters/,/^$/p' <<<"$out")
 [[ $rc == 0 && $line == *"  async_free       boolean"$'\n'* &&
    $line == *"  shrink_batch     an integer"$'\n'* &&
-   $line == *"  shrink_policy    stock, carry, split, per_node, local_first"$'\n'* ]]
+   $line == *"  shrink_policy    ${shrink_names//$'\n'/, }"$'\n'* ]]
 result "--help without a schema: the parameters as their files read" $?
 ZSWB_SYSFS=$tmp/none zsw --help
 [[ $rc == 0 && $out == *$'Parameters (/sys/module/zswap_wb/parameters):\n  (read from the running zswap_wb, which is not loaded)\n'* ]]
@@ -404,7 +413,7 @@ result "diff: every counter, per-node ones too; no gauge, no percentile" $?
 
 fake_mod
 t "set: bad policy" 64 '' \
-	"zswbctl: invalid value 'fast' for shrink_policy: one of stock, carry, split, per_node, local_first" \
+	"zswbctl: invalid value 'fast' for shrink_policy: one of ${shrink_names//$'\n'/, }" \
 	set sync_free 1 shrink_policy fast
 is "set: bad policy changes nothing" "$p/sync_free" N
 t "set: bad boolean" 64 '' \
@@ -931,8 +940,8 @@ fake_mod
 t "get: a policy's current choice, brackets taken off" 0 per_node '' get shrink_policy
 t "get: the first choice current" 0 stock '' get readahead_policy
 t "get --choices: every choice, the current in brackets" 0 \
-	"stock carry split \[per_node\] local_first" '' get --choices shrink_policy
-t "get -c" 0 "\[stock\] skip_fault skip_zswap_slots" '' get -c readahead_policy
+	"$(glob "$(bracketed shrink_policy per_node)")" '' get --choices shrink_policy
+t "get -c" 0 "$(glob "$(bracketed readahead_policy stock)")" '' get -c readahead_policy
 t "get --choices of a boolean" 1 '' "zswbctl: sync_free is not a choice parameter: its value is 'N'" \
 	get --choices sync_free
 t "get --choices without a name" 64 '' "$usage" get --choices
@@ -956,8 +965,8 @@ result "get: only a list of words with one in brackets is a choice" $ok
 rm "$p/custom"
 zsw set shrink_policy carry shrink_batch 0
 is "set: a value refused before writing leaves the policy as it read" "$p/shrink_policy" \
-	"stock carry split [per_node] local_first"
-echo "stock carry split [per_node] local_first" >"$p/shrink_policy"
+	"$(bracketed shrink_policy per_node)"
+bracketed shrink_policy per_node >"$p/shrink_policy"
 ln -sf /proc/sys/kernel/ostype "$p/locked" 2>/dev/null
 if [ -n "$can_refuse" ]; then
 	zsw set shrink_policy carry locked x
@@ -969,7 +978,7 @@ rm -f "$p/locked"
 fake_mod
 rm "$d/schema"
 t "set: without a schema, a policy's names are those its file lists" 64 '' \
-	"zswbctl: invalid value 'fast' for shrink_policy: one of stock, carry, split, per_node, local_first" \
+	"zswbctl: invalid value 'fast' for shrink_policy: one of ${shrink_names//$'\n'/, }" \
 	set shrink_policy fast
 t "set: without a schema, booleans and integers are left to the module" 0 '' '' \
 	set sync_free maybe shrink_batch 5000
