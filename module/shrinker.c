@@ -63,7 +63,6 @@ enum zswb_start {
 	ZSWB_SHRINK_POLICY(split,	SPLIT,	NODE0),			\
 	ZSWB_SHRINK_POLICY(per_node,	EACH,	NODE0),			\
 	ZSWB_SHRINK_POLICY(local_first,	CARRY,	FOLIO),			\
-	ZSWB_SHRINK_POLICY(local_each,	EACH,	FOLIO),			\
 }
 
 #define ZSWB_SHRINK_POLICY(name, ...)	#name
