@@ -153,9 +153,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	}
 
 	ret = !scanned ? -ENOENT : written ? 0 : -EAGAIN;
-	if (!ret)
-		zswb_count(ZSWB_SHRINK_WROTE);
-	else if (ret == -ENOENT)
+	if (ret == -ENOENT)
 		zswb_count(ZSWB_SHRINK_ENOENT);
 	else if (ret == -EAGAIN)
 		zswb_count(ZSWB_SHRINK_EAGAIN);

@@ -62,8 +62,6 @@ ZSWB_COUNTER(SHRINK_EAGAIN, shrink_eagain,
 	     "Calls that scanned but wrote nothing back (-EAGAIN).")
 ZSWB_COUNTER(STORE_REJECTS, store_rejects,
 	     "zswap_store() calls rejected because shrinking failed.")
-ZSWB_COUNTER(SHRINK_WROTE, shrink_wrote,
-	     "Calls that wrote back at least one entry.")
 ZSWB_COUNTER(RA_FAULTS_ALONE, ra_faults_alone,
 	     "Faults on a zswap entry read alone (both skip policies).")
 ZSWB_COUNTER(RA_WINDOWS_SHRUNK, ra_windows_shrunk,
