@@ -13,10 +13,17 @@
 #include <linux/module.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/zswap.h>
 
 #include "zswap_wb.h"
+
+/* zswb_parse_bool()'s words, in pairs: the one that turns a parameter off, then on. */
+static const char * const zswb_bool_words[] = {
+	"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
+};
 
 /**
  * zswb_parse_bool - parse a boolean parameter value strictly
@@ -26,21 +33,20 @@
  * Unlike kstrtobool(), which looks at the first characters only, this
  * takes whole words: 1, 0, y, n, yes, no, on, off, true, false, in any
  * case, so that a typo is refused rather than read as its first letter.
+ * (sysfs_match_string() takes whole words, but only in one case.)
  *
  * Return: 0, or -EINVAL.
  */
 int zswb_parse_bool(const char *val, bool *res)
 {
-	static const char * const words[] = {
-		"0", "1", "n", "y", "no", "yes", "off", "on", "false", "true",
-	};
 	size_t len = strcspn(val, "\n");
 	int i;
 
 	if (val[len] && val[len + 1])
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(words); i++) {
-		if (strlen(words[i]) == len && !strncasecmp(val, words[i], len)) {
+	for (i = 0; i < ARRAY_SIZE(zswb_bool_words); i++) {
+		if (strlen(zswb_bool_words[i]) == len &&
+		    !strncasecmp(val, zswb_bool_words[i], len)) {
 			*res = i & 1;
 			return 0;
 		}
@@ -48,26 +54,53 @@ int zswb_parse_bool(const char *val, bool *res)
 	return -EINVAL;
 }
 
-/**
- * zswb_parse_enum - parse a parameter that takes one of a list of names
- * @val: the value written, possibly ending in one newline
- * @names: the accepted names
- * @n: how many
- *
- * Return: the index of the name, or -EINVAL.
+/*
+ * A choice parameter: kp->arg is its struct zswb_param (kernel_param's arg
+ * is not const; these ops only read it). A name is taken whole, as written
+ * or with one trailing newline; anything else is refused, logged, and
+ * changes nothing.
  */
-int zswb_parse_enum(const char *val, const char * const *names, int n)
+static int zswb_choice_set(const char *val, const struct kernel_param *kp)
 {
-	size_t len = strcspn(val, "\n");
-	int i;
+	const struct zswb_param *p = kp->arg;
+	int i = __sysfs_match_string(p->names, p->nr_names, val);
+	char list[128];
+	size_t len = 0;
+	unsigned int n;
 
-	if (val[len] && val[len + 1])
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (strlen(names[i]) == len && !strncmp(val, names[i], len))
-			return i;
-	return -EINVAL;
+	if (i < 0) {
+		for (n = 0; n < p->nr_names; n++)
+			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
+					 n ? ", " : "", p->names[n]);
+		pr_err("%s: '%.*s' is not one of %s\n", kp->name,
+		       (int)strcspn(val, "\n"), val, list);
+		return i;
+	}
+	mutex_lock(&zswb_param_mutex);
+	WRITE_ONCE(*p->choice, i);
+	if (p->changed)
+		p->changed(i);
+	mutex_unlock(&zswb_param_mutex);
+	return 0;
 }
+
+/* Every choice, the current one in brackets, as block/elevator.c prints them. */
+static int zswb_choice_get(char *buf, const struct kernel_param *kp)
+{
+	const struct zswb_param *p = kp->arg;
+	unsigned int n, cur = READ_ONCE(*p->choice);
+	int len = 0;
+
+	for (n = 0; n < p->nr_names; n++)
+		len += sysfs_emit_at(buf, len, n == cur ? "%s[%s]" : "%s%s",
+				     n ? " " : "", p->names[n]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+const struct kernel_param_ops zswb_choice_ops = {
+	.set = zswb_choice_set,
+	.get = zswb_choice_get,
+};
 
 static const struct zswap_wb_ops zswb_ops = {
 	.alloc_off_lru		= zswb_alloc_off_lru,
@@ -114,6 +147,79 @@ void zswb_arm(enum zswap_wb_point point, bool armed)
 		WARN_ON_ONCE(zswap_wb_arm(&zswb_ops, point, armed));
 }
 
+/* The policy families, in the order init builds and arms them; exit goes back. */
+static const struct zswb_family * const zswb_families[] = {
+	&zswb_prompt_free,
+	&zswb_shrinker,
+	&zswb_readahead,
+};
+
+/* How "schema" names the kinds, and the ZSWB_PARAM_* flags bit by bit. */
+static const char * const zswb_param_kinds[] = {
+	[ZSWB_PARAM_BOOL]	= "bool",
+	[ZSWB_PARAM_UINT]	= "uint",
+	[ZSWB_PARAM_CHOICE]	= "choice",
+};
+
+static const char * const zswb_param_flags[] = { "drains", "waits" };
+
+static void zswb_words_show(struct seq_file *m, const char * const *words,
+			    unsigned int n, char sep)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s%c", words[i], i + 1 < n ? sep : '\t');
+}
+
+/* One "param" line of "schema": name, kind, values, default, flags, help. */
+static void zswb_param_show(struct seq_file *m, const struct zswb_param *p)
+{
+	const char *flags[ARRAY_SIZE(zswb_param_flags)];
+	unsigned int i, n = 0;
+
+	seq_printf(m, "param\t%s\t%s\t", p->name, zswb_param_kinds[p->kind]);
+	switch (p->kind) {
+	case ZSWB_PARAM_BOOL:
+		zswb_words_show(m, zswb_bool_words, ARRAY_SIZE(zswb_bool_words), ' ');
+		seq_printf(m, "%c\t", p->def ? 'Y' : 'N');
+		break;
+	case ZSWB_PARAM_UINT:
+		seq_printf(m, "%u..%u\t%u\t", p->min, p->max, p->def);
+		break;
+	case ZSWB_PARAM_CHOICE:
+		zswb_words_show(m, p->names, p->nr_names, ' ');
+		seq_printf(m, "%s\t", p->names[p->def]);
+		break;
+	}
+	for (i = 0; i < ARRAY_SIZE(zswb_param_flags); i++)
+		if (p->flags & BIT(i))
+			flags[n++] = zswb_param_flags[i];
+	if (!n)
+		flags[n++] = "-";
+	zswb_words_show(m, flags, n, ',');
+	seq_printf(m, "%s\n", p->help);
+}
+
+/* The "param" lines of debugfs "schema", family by family. */
+void zswb_params_show(struct seq_file *m)
+{
+	const struct zswb_param * const *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++)
+		for (p = zswb_families[i]->params; *p; p++)
+			zswb_param_show(m, *p);
+}
+
+/* Undo the init of the first @n families, the last one first. */
+static void zswb_families_exit(int n)
+{
+	while (n--)
+		if (zswb_families[n]->exit)
+			zswb_families[n]->exit();
+}
+
 /*
  * Build everything that can fail first, register last, then arm: once the
  * backend is registered the kernel can call in, and a failed init could not
@@ -122,31 +228,31 @@ void zswb_arm(enum zswap_wb_point point, bool armed)
  */
 static int __init zswb_init(void)
 {
-	int ret;
+	int i, ret;
 
 	ret = zswb_stats_init();
 	if (ret)
 		return ret;
-	ret = zswb_prompt_free_init();
-	if (ret)
-		goto err_stats;
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++) {
+		ret = zswb_families[i]->init ? zswb_families[i]->init() : 0;
+		if (ret)
+			goto err;
+	}
 	ret = zswap_wb_register(&zswb_ops);
 	if (ret) {
 		pr_err("cannot register the zswap writeback backend: %d\n", ret);
-		goto err_prompt_free;
+		goto err;
 	}
 
 	mutex_lock(&zswb_param_mutex);
 	WRITE_ONCE(zswb_is_registered, true);
-	zswb_shrinker_arm();
-	zswb_prompt_free_arm();
-	zswb_readahead_arm();
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++)
+		zswb_families[i]->arm();
 	mutex_unlock(&zswb_param_mutex);
 	return 0;
 
-err_prompt_free:
-	zswb_prompt_free_exit();
-err_stats:
+err:
+	zswb_families_exit(i);
 	zswb_stats_exit();
 	return ret;
 }
@@ -163,7 +269,7 @@ static void __exit zswb_exit(void)
 	WRITE_ONCE(zswb_is_registered, false);
 	mutex_unlock(&zswb_param_mutex);
 	zswap_wb_unregister(&zswb_ops);
-	zswb_prompt_free_exit();
+	zswb_families_exit(ARRAY_SIZE(zswb_families));
 	zswb_stats_exit();
 }
 

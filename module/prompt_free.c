@@ -77,9 +77,8 @@
 
 #include "zswap_wb.h"
 
-/* Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap. */
+/* The two policies; their parameters are declared with their setter, below. */
 static bool sync_free __read_mostly;
-/* Free writeback folios from a work item when their write ends, on async swap. */
 static bool async_free __read_mostly;
 
 /*
@@ -633,22 +632,28 @@ static const struct kernel_param_ops zswb_free_param_ops = {
 	.get = param_get_bool,
 };
 
-/*
- * Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap
- * (zram, brd, pmem). Default N.
- */
+#define ZSWB_SYNC_FREE_DESC "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
+static const struct zswb_param zswb_sync_free_param = {
+	.name	= "sync_free",
+	.help	= ZSWB_SYNC_FREE_DESC,
+	.kind	= ZSWB_PARAM_BOOL,
+	.flags	= ZSWB_PARAM_DRAINS,
+};
 module_param_cb(sync_free, &zswb_free_param_ops, &sync_free, 0644);
-MODULE_PARM_DESC(sync_free, "Free zswap writeback folios right after their write on synchronous swap (default N)");
+MODULE_PARM_DESC(sync_free, ZSWB_SYNC_FREE_DESC);
 
-/*
- * Free writeback folios from a work item as soon as their write ends, on
- * block and file swap. Turning it off stops marking at once; folios in
- * flight are still freed as their writes end. Default N.
- */
+/* Off stops marking at once; the folios in flight are still freed as their writes end. */
+#define ZSWB_ASYNC_FREE_DESC "Free writeback folios from a work item as soon as their write ends, on block and file swap."
+static const struct zswb_param zswb_async_free_param = {
+	.name	= "async_free",
+	.help	= ZSWB_ASYNC_FREE_DESC,
+	.kind	= ZSWB_PARAM_BOOL,
+	.flags	= ZSWB_PARAM_DRAINS | ZSWB_PARAM_WAITS,
+};
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
-MODULE_PARM_DESC(async_free, "Free zswap writeback folios when their write ends on async swap (default N)");
+MODULE_PARM_DESC(async_free, ZSWB_ASYNC_FREE_DESC);
 
-int zswb_prompt_free_init(void)
+static int zswb_prompt_free_init(void)
 {
 	int cpu, ret;
 
@@ -683,7 +688,7 @@ err_ref:
  * Arm the writeback point if insmod arguments turned a policy on. The
  * module is coming, not going: taking its reference cannot fail.
  */
-void zswb_prompt_free_arm(void)
+static void zswb_prompt_free_arm(void)
 {
 	WARN_ON_ONCE(zswb_pf_update());
 }
@@ -693,7 +698,7 @@ void zswb_prompt_free_arm(void)
  * nothing is marked or queued any more, and zswb_live is dead and zero
  * (the module was pinned until it was).
  */
-void zswb_prompt_free_exit(void)
+static void zswb_prompt_free_exit(void)
 {
 	int cpu;
 
@@ -711,3 +716,16 @@ void zswb_prompt_free_exit(void)
 	WARN_ON(zswb_live_on || zswb_pinned || !percpu_ref_is_zero(&zswb_live));
 	percpu_ref_exit(&zswb_live);
 }
+
+static const struct zswb_param * const zswb_prompt_free_params[] = {
+	&zswb_sync_free_param,
+	&zswb_async_free_param,
+	NULL,
+};
+
+const struct zswb_family zswb_prompt_free = {
+	.init	= zswb_prompt_free_init,
+	.arm	= zswb_prompt_free_arm,
+	.exit	= zswb_prompt_free_exit,
+	.params	= zswb_prompt_free_params,
+};

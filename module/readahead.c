@@ -36,20 +36,39 @@
 
 #include "zswap_wb.h"
 
-enum zswb_ra_policy {
-	ZSWB_RA_STOCK,
-	ZSWB_RA_SKIP_FAULT,
-	ZSWB_RA_SKIP_ZSWAP_SLOTS,
-};
+/*
+ * The readahead policies, one row each: the name, whether a fault on a
+ * zswap entry reads it alone, whether a window leaves out its zswap slots.
+ * The names, in this order, are readahead_policy's choices; the first row
+ * is the default. A policy that skips nothing is stock: the point stays
+ * disarmed.
+ */
+#define ZSWB_RA_POLICIES {						\
+	ZSWB_RA_POLICY(stock,		false,	false),			\
+	ZSWB_RA_POLICY(skip_fault,	true,	false),			\
+	ZSWB_RA_POLICY(skip_zswap_slots, true,	true),			\
+}
 
-static const char * const zswb_ra_policy_names[] = {
-	[ZSWB_RA_STOCK]			= "stock",
-	[ZSWB_RA_SKIP_FAULT]		= "skip_fault",
-	[ZSWB_RA_SKIP_ZSWAP_SLOTS]	= "skip_zswap_slots",
-};
+#define ZSWB_RA_POLICY(name, ...)	#name
+static const char * const zswb_ra_policy_names[] = ZSWB_RA_POLICIES;
+#undef ZSWB_RA_POLICY
 
-/* Which swap readahead to skip for zswap entries. Default stock. */
-static int readahead_policy __read_mostly = ZSWB_RA_STOCK;
+#define ZSWB_RA_POLICY(name, fault_alone, skip_slots)			\
+	{ #name, fault_alone, skip_slots }
+static const struct zswb_ra_policy {
+	const char *name;
+	bool fault_alone;	/* a fault on a zswap entry reads it alone */
+	bool skip_slots;	/* a window leaves out its slots in zswap */
+} zswb_ra_policies[] = ZSWB_RA_POLICIES;
+#undef ZSWB_RA_POLICY
+
+/* The row of zswb_ra_policies[] in use. */
+static int readahead_policy __read_mostly;
+
+static bool zswb_ra_skips(const struct zswb_ra_policy *p)
+{
+	return p->fault_alone || p->skip_slots;
+}
 
 /* The window being read on this CPU, to count a shrunk window once. */
 struct zswb_ra_window {
@@ -67,11 +86,11 @@ static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
  */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 {
-	int policy = READ_ONCE(readahead_policy);
+	const struct zswb_ra_policy *p = &zswb_ra_policies[READ_ONCE(readahead_policy)];
 	struct zswb_ra_window *w;
 
 	/* Armed transiently while the policy moves to or from stock. */
-	if (policy == ZSWB_RA_STOCK)
+	if (!zswb_ra_skips(p))
 		return false;
 
 	if (fault) {
@@ -79,7 +98,7 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 		w->task = current;
 		w->shrunk = false;
 		put_cpu_ptr(&zswb_ra_window);
-		if (!zswap_entry_present(entry))
+		if (!p->fault_alone || !zswap_entry_present(entry))
 			return false;
 		zswb_count(ZSWB_RA_FAULTS_ALONE);
 		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
@@ -90,7 +109,7 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 		zswb_count(ZSWB_RA_DISK_SLOTS);
 		return false;
 	}
-	if (policy != ZSWB_RA_SKIP_ZSWAP_SLOTS)
+	if (!p->skip_slots)
 		return false;
 	zswb_count(ZSWB_RA_ZSWAP_SLOTS_SKIPPED);
 	/* A task that moved CPU mid-window is not counted: a lower bound. */
@@ -103,44 +122,38 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 	return true;
 }
 
-static int zswb_ra_policy_set(const char *val, const struct kernel_param *kp)
+/* Armed only off stock: then the fault path costs one static branch. */
+static void zswb_ra_policy_changed(int choice)
 {
-	int i = zswb_parse_enum(val, zswb_ra_policy_names,
-				ARRAY_SIZE(zswb_ra_policy_names));
-
-	if (i < 0) {
-		pr_err("readahead_policy: '%.*s' is not one of stock, skip_fault, skip_zswap_slots\n",
-		       (int)strcspn(val, "\n"), val);
-		return i;
-	}
-	mutex_lock(&zswb_param_mutex);
-	WRITE_ONCE(readahead_policy, i);
-	/* Armed only off stock: then the fault path costs one static branch. */
-	zswb_arm(ZSWAP_WB_READAHEAD, i != ZSWB_RA_STOCK);
-	mutex_unlock(&zswb_param_mutex);
-	return 0;
+	zswb_arm(ZSWAP_WB_READAHEAD, zswb_ra_skips(&zswb_ra_policies[choice]));
 }
 
-static int zswb_ra_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", zswb_ra_policy_names[READ_ONCE(readahead_policy)]);
-}
-
-static const struct kernel_param_ops zswb_ra_policy_ops = {
-	.set = zswb_ra_policy_set,
-	.get = zswb_ra_policy_get,
+#define ZSWB_RA_POLICY_DESC "Which swap readahead to skip for zswap entries on a swapin fault."
+static const struct zswb_param zswb_ra_policy_param = {
+	.name		= "readahead_policy",
+	.help		= ZSWB_RA_POLICY_DESC,
+	.kind		= ZSWB_PARAM_CHOICE,
+	.choice		= &readahead_policy,
+	.names		= zswb_ra_policy_names,
+	.nr_names	= ARRAY_SIZE(zswb_ra_policy_names),
+	.changed	= zswb_ra_policy_changed,
 };
-
-/*
- * Which swap readahead to skip for zswap entries: stock, skip_fault or
- * skip_zswap_slots. Default stock.
- */
-module_param_cb(readahead_policy, &zswb_ra_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(readahead_policy, "swap readahead of zswap entries: stock, skip_fault, skip_zswap_slots (default stock)");
+module_param_cb(readahead_policy, &zswb_choice_ops, (void *)&zswb_ra_policy_param, 0644);
+MODULE_PARM_DESC(readahead_policy, ZSWB_RA_POLICY_DESC);
 
 /* Arm the point if insmod arguments chose a policy before registration. */
-void zswb_readahead_arm(void)
+static void zswb_readahead_arm(void)
 {
-	if (READ_ONCE(readahead_policy) != ZSWB_RA_STOCK)
+	if (zswb_ra_skips(&zswb_ra_policies[READ_ONCE(readahead_policy)]))
 		zswb_arm(ZSWAP_WB_READAHEAD, true);
 }
+
+static const struct zswb_param * const zswb_readahead_params[] = {
+	&zswb_ra_policy_param,
+	NULL,
+};
+
+const struct zswb_family zswb_readahead = {
+	.arm	= zswb_readahead_arm,
+	.params	= zswb_readahead_params,
+};

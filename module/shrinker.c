@@ -38,29 +38,51 @@
 
 #include "zswap_wb.h"
 
-enum zswb_shrink_policy {
-	ZSWB_SHRINK_STOCK,
-	ZSWB_SHRINK_CARRY,
-	ZSWB_SHRINK_SPLIT,
-	ZSWB_SHRINK_PER_NODE,
-	ZSWB_SHRINK_LOCAL_FIRST,
+/* How a call's batch is spread over the nodes. */
+enum zswb_spread {
+	ZSWB_SPREAD_ONE,	/* one entry per node, as the kernel does */
+	ZSWB_SPREAD_CARRY,	/* one budget, carried from node to node until spent */
+	ZSWB_SPREAD_SPLIT,	/* the batch divided among the nodes with memory */
+	ZSWB_SPREAD_EACH,	/* the whole batch on every node, nothing carried */
 };
 
-static const char * const zswb_shrink_policy_names[] = {
-	[ZSWB_SHRINK_STOCK]		= "stock",
-	[ZSWB_SHRINK_CARRY]		= "carry",
-	[ZSWB_SHRINK_SPLIT]		= "split",
-	[ZSWB_SHRINK_PER_NODE]		= "per_node",
-	[ZSWB_SHRINK_LOCAL_FIRST]	= "local_first",
+/* Where the walk over the nodes starts. */
+enum zswb_start {
+	ZSWB_START_NODE0,	/* node 0, in node order */
+	ZSWB_START_FOLIO,	/* zswap_store(): the node of the folio being stored */
 };
 
-/* How shrink_memcg() spreads its batch over the nodes. Default stock. */
-static int shrink_policy __read_mostly = ZSWB_SHRINK_STOCK;
 /*
- * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
- * scan at most 32 per node. Default 32.
+ * The shrink policies, one row each: the name, how the batch is spread,
+ * where the walk starts. The names, in this order, are shrink_policy's
+ * choices; the first row is the default.
  */
-static unsigned int shrink_batch __read_mostly = 32;
+#define ZSWB_SHRINK_POLICIES {						\
+	ZSWB_SHRINK_POLICY(stock,	ONE,	NODE0),			\
+	ZSWB_SHRINK_POLICY(carry,	CARRY,	NODE0),			\
+	ZSWB_SHRINK_POLICY(split,	SPLIT,	NODE0),			\
+	ZSWB_SHRINK_POLICY(per_node,	EACH,	NODE0),			\
+	ZSWB_SHRINK_POLICY(local_first,	CARRY,	FOLIO),			\
+}
+
+#define ZSWB_SHRINK_POLICY(name, ...)	#name
+static const char * const zswb_shrink_policy_names[] = ZSWB_SHRINK_POLICIES;
+#undef ZSWB_SHRINK_POLICY
+
+#define ZSWB_SHRINK_POLICY(name, spread, start)				\
+	{ #name, ZSWB_SPREAD_##spread, ZSWB_START_##start }
+static const struct zswb_shrink_policy {
+	const char *name;
+	enum zswb_spread spread;
+	enum zswb_start start;
+} zswb_shrink_policies[] = ZSWB_SHRINK_POLICIES;
+#undef ZSWB_SHRINK_POLICY
+
+/* The row of zswb_shrink_policies[] in use. */
+static int shrink_policy __read_mostly;
+
+#define ZSWB_BATCH_DEFAULT	32
+static unsigned int shrink_batch __read_mostly = ZSWB_BATCH_DEFAULT;
 
 /* The most one zswap_store() call may scan per node, whatever shrink_batch. */
 #define ZSWB_STORE_BATCH	SWAP_CLUSTER_MAX
@@ -73,8 +95,8 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 
 	written = zswap_shrink_node(memcg, nid, &left);
 	*scanned = budget - left;
-	this_cpu_add(zswb_node_scanned[nid], *scanned);
-	this_cpu_add(zswb_node_written[nid], written);
+	zswb_node_count(nid, ZSWB_NODE_SCANNED, *scanned);
+	zswb_node_count(nid, ZSWB_NODE_WRITTEN, written);
 	return written;
 }
 
@@ -82,14 +104,14 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid)
 {
-	int policy = READ_ONCE(shrink_policy);
+	const struct zswb_shrink_policy *p = &zswb_shrink_policies[READ_ONCE(shrink_policy)];
 	unsigned long batch = READ_ONCE(shrink_batch);
 	unsigned long remaining = batch, scanned = 0, written = 0, s;
 	int i, nid, first = 0, ret;
 
 	zswb_count(caller == ZSWAP_SHRINK_STORE ? ZSWB_SHRINK_CALLS_STORE :
 						  ZSWB_SHRINK_CALLS_WORKER);
-	if (policy == ZSWB_SHRINK_LOCAL_FIRST && folio_nid != NUMA_NO_NODE)
+	if (p->start == ZSWB_START_FOLIO && folio_nid != NUMA_NO_NODE)
 		first = folio_nid;
 	/*
 	 * zswap_store() shrinks in the storing task, with the folio locked,
@@ -101,7 +123,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		batch = min_t(unsigned long, batch, ZSWB_STORE_BATCH);
 		remaining = batch;
 	}
-	if (policy == ZSWB_SHRINK_SPLIT)
+	if (p->spread == ZSWB_SPREAD_SPLIT)
 		batch = max(1UL, batch / num_node_state(N_NORMAL_MEMORY));
 
 	for (i = 0; i < nr_node_ids; i++) {
@@ -110,21 +132,20 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		nid = (first + i) % nr_node_ids;
 		if (!node_state(nid, N_NORMAL_MEMORY))
 			continue;
-		switch (policy) {
-		case ZSWB_SHRINK_STOCK:
+		switch (p->spread) {
+		case ZSWB_SPREAD_ONE:
 			budget = 1;
 			break;
-		case ZSWB_SHRINK_CARRY:
-		case ZSWB_SHRINK_LOCAL_FIRST:
+		case ZSWB_SPREAD_CARRY:
 			budget = remaining;
 			break;
-		default:	/* split, per_node */
+		default:	/* split, each */
 			budget = batch;
 			break;
 		}
 		written += zswb_walk(memcg, nid, budget, &s);
 		scanned += s;
-		if (policy == ZSWB_SHRINK_CARRY || policy == ZSWB_SHRINK_LOCAL_FIRST) {
+		if (p->spread == ZSWB_SPREAD_CARRY) {
 			remaining -= s;
 			if (!remaining)
 				break;
@@ -142,44 +163,37 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	return ret;
 }
 
-static int zswb_policy_set(const char *val, const struct kernel_param *kp)
-{
-	int i = zswb_parse_enum(val, zswb_shrink_policy_names,
-				ARRAY_SIZE(zswb_shrink_policy_names));
-
-	if (i < 0) {
-		pr_err("shrink_policy: '%.*s' is not one of stock, carry, split, per_node, local_first\n",
-		       (int)strcspn(val, "\n"), val);
-		return i;
-	}
-	WRITE_ONCE(shrink_policy, i);
-	return 0;
-}
-
-static int zswb_policy_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", zswb_shrink_policy_names[READ_ONCE(shrink_policy)]);
-}
-
-static const struct kernel_param_ops zswb_policy_ops = {
-	.set = zswb_policy_set,
-	.get = zswb_policy_get,
+#define ZSWB_POLICY_DESC "How shrink_memcg() spreads its batch over the nodes."
+static const struct zswb_param zswb_policy_param = {
+	.name		= "shrink_policy",
+	.help		= ZSWB_POLICY_DESC,
+	.kind		= ZSWB_PARAM_CHOICE,
+	.choice		= &shrink_policy,
+	.names		= zswb_shrink_policy_names,
+	.nr_names	= ARRAY_SIZE(zswb_shrink_policy_names),
 };
+module_param_cb(shrink_policy, &zswb_choice_ops, (void *)&zswb_policy_param, 0644);
+MODULE_PARM_DESC(shrink_policy, ZSWB_POLICY_DESC);
 
-/*
- * How shrink_memcg() spreads its batch over the nodes: stock, carry, split,
- * per_node or local_first. Default stock.
- */
-module_param_cb(shrink_policy, &zswb_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(shrink_policy, "zswap shrink batch over nodes: stock, carry, split, per_node, local_first (default stock)");
+/* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
+#define ZSWB_BATCH_DESC "Entries one shrink_memcg() call may scan."
+static const struct zswb_param zswb_batch_param = {
+	.name		= "shrink_batch",
+	.help		= ZSWB_BATCH_DESC,
+	.kind		= ZSWB_PARAM_UINT,
+	.def		= ZSWB_BATCH_DEFAULT,
+	.min		= 1,
+	.max		= 1024,
+};
 
 static int zswb_batch_set(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_uint_minmax(val, kp, 1, 1024);
+	const struct zswb_param *p = &zswb_batch_param;
+	int ret = param_set_uint_minmax(val, kp, p->min, p->max);
 
 	if (ret)
-		pr_err("shrink_batch: '%.*s' is not an integer from 1 to 1024\n",
-		       (int)strcspn(val, "\n"), val);
+		pr_err("%s: '%.*s' is not an integer from %u to %u\n", p->name,
+		       (int)strcspn(val, "\n"), val, p->min, p->max);
 	return ret;
 }
 
@@ -188,15 +202,22 @@ static const struct kernel_param_ops zswb_batch_ops = {
 	.get = param_get_uint,
 };
 
-/*
- * Entries one shrink_memcg() call may scan, 1..1024; calls from zswap_store()
- * scan at most 32 per node. Default 32.
- */
 module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
-MODULE_PARM_DESC(shrink_batch, "zswap entries one shrink_memcg() call may scan, 1..1024 (default 32)");
+MODULE_PARM_DESC(shrink_batch, ZSWB_BATCH_DESC);
 
 /* The shrink point is armed while the module is loaded; stock is counted too. */
-void zswb_shrinker_arm(void)
+static void zswb_shrinker_arm(void)
 {
 	zswb_arm(ZSWAP_WB_SHRINK, true);
 }
+
+static const struct zswb_param * const zswb_shrinker_params[] = {
+	&zswb_policy_param,
+	&zswb_batch_param,
+	NULL,
+};
+
+const struct zswb_family zswb_shrinker = {
+	.arm	= zswb_shrinker_arm,
+	.params	= zswb_shrinker_params,
+};

@@ -2,10 +2,12 @@
 /*
  * zswap_wb statistics in debugfs: /sys/kernel/debug/zswap_wb/
  *
- * One read-only file per counter, a "stats" file of "key value" lines
- * (like memory.stat) holding every counter, gauge and latency percentile,
- * "free_latency_us", the histogram behind the percentiles, and "reset",
- * which zeroes the counters for an A/B run when 1 is written to it.
+ * One read-only file per counter and gauge, a "stats" file of "key value"
+ * lines (like memory.stat) holding every counter, gauge and latency
+ * percentile, "schema", which names and describes each of them and each
+ * parameter, "free_latency_us", the histogram behind the percentiles, and
+ * "reset", which zeroes the counters for an A/B run when 1 is written to
+ * it. The statistics are the rows of zswap_wb_stats.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,10 +24,8 @@
 #include "zswap_wb.h"
 
 DEFINE_PER_CPU(struct zswb_pcpu_stats, zswb_pcpu_stats);
-/* Entries shrink_memcg() scanned on each node (nr_node_ids long, per CPU). */
-unsigned long __percpu *zswb_node_scanned;
-/* Entries shrink_memcg() wrote back from each node (nr_node_ids long, per CPU). */
-unsigned long __percpu *zswb_node_written;
+/* The per-node counters: NR_ZSWB_NODE_STATS for each of nr_node_ids, per CPU. */
+unsigned long __percpu *zswb_node_stats;
 
 /*
  * Reset takes a snapshot instead of writing other CPUs' counters: a
@@ -36,29 +36,8 @@ unsigned long __percpu *zswb_node_written;
 static DEFINE_MUTEX(zswb_stats_mutex);
 static unsigned long zswb_base[NR_ZSWB_STATS];
 static unsigned long zswb_lat_base[ZSWB_LAT_BUCKETS];
-static unsigned long *zswb_node_base;	/* scanned, then written: 2 x nr_node_ids */
+static unsigned long *zswb_node_base;	/* as zswb_node_stats */
 static unsigned long zswb_drain_gen;
-
-static const char * const zswb_stat_names[NR_ZSWB_STATS] = {
-	[ZSWB_WRITTEN_BACK]	= "written_back",
-	[ZSWB_FREED_SYNC]	= "freed_sync",
-	[ZSWB_FREED_ASYNC]	= "freed_async",
-	[ZSWB_RACED]		= "raced",
-	[ZSWB_WRITE_ERRORS]	= "write_errors",
-	[ZSWB_FALLBACKS]	= "fallbacks",
-	[ZSWB_MARK_FAILED]	= "mark_failed",
-	[ZSWB_WORK_RUNS]	= "work_runs",
-	[ZSWB_REQUEUED]		= "requeued",
-	[ZSWB_SHRINK_CALLS_WORKER] = "shrink_calls_worker",
-	[ZSWB_SHRINK_CALLS_STORE] = "shrink_calls_store",
-	[ZSWB_SHRINK_ENOENT]	= "shrink_enoent",
-	[ZSWB_SHRINK_EAGAIN]	= "shrink_eagain",
-	[ZSWB_STORE_REJECTS]	= "store_rejects",
-	[ZSWB_RA_FAULTS_ALONE]	= "ra_faults_alone",
-	[ZSWB_RA_WINDOWS_SHRUNK] = "ra_windows_shrunk",
-	[ZSWB_RA_ZSWAP_SLOTS_SKIPPED] = "ra_zswap_slots_skipped",
-	[ZSWB_RA_DISK_SLOTS]	= "ra_disk_slots",
-};
 
 static struct dentry *zswb_debugfs_root;
 
@@ -74,13 +53,14 @@ static unsigned long zswb_sum(size_t off)
 
 #define ZSWB_SUM(field) zswb_sum(offsetof(struct zswb_pcpu_stats, field))
 
-static unsigned long zswb_node_sum(unsigned long __percpu *arr, int nid)
+/* The sum of per-node counter @i (a node's @item) over the CPUs. */
+static unsigned long zswb_node_sum(unsigned int i)
 {
 	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(arr, cpu)[nid];
+		sum += per_cpu_ptr(zswb_node_stats, cpu)[i];
 	return sum;
 }
 
@@ -92,53 +72,75 @@ static unsigned long zswb_gauge(unsigned long up, unsigned long down)
 	return v > 0 ? v : 0;
 }
 
-/* Each value shown, by name; a debugfs file holds its index as data. */
-enum {
-	ZSWB_QUEUE_DEPTH = NR_ZSWB_STATS,
-	ZSWB_QUEUE_DEPTH_MAX,
-	ZSWB_INFLIGHT,
-	ZSWB_NODE_SCANNED,	/* + 2 * nid */
-};
-
-/* The value of @id (a counter, a gauge or a node counter). Under the mutex. */
-static unsigned long zswb_value(unsigned long id)
+/*
+ * The gauges of zswap_wb_stats.h, under the mutex. What went down is read
+ * first: each folio is counted up before it is counted down, so a sum of
+ * ups read after the sum of downs covers every down seen, and a gauge
+ * never reads below the truth (a wait for 0 does not end early).
+ */
+static unsigned long zswb_gauge_queue_depth(void)
 {
-	unsigned long max = 0, down;
-	int cpu, nid;
+	unsigned long down = ZSWB_SUM(taken);
+
+	smp_rmb();	/* the downs before the ups */
+	return zswb_gauge(ZSWB_SUM(queued), down);
+}
+
+static unsigned long zswb_gauge_inflight(void)
+{
+	unsigned long down = ZSWB_SUM(taken);
+
+	smp_rmb();	/* the downs before the ups */
+	return zswb_gauge(ZSWB_SUM(marked), down);
+}
+
+static unsigned long zswb_gauge_queue_depth_max(void)
+{
+	unsigned long max = 0;
+	int cpu;
 
 	lockdep_assert_held(&zswb_stats_mutex);
-	if (id < NR_ZSWB_STATS)
-		return ZSWB_SUM(count[id]) - zswb_base[id];
-	switch (id) {
-	/*
-	 * What went down first: each folio is counted up before it is
-	 * counted down, so a sum of ups read after the sum of downs covers
-	 * every down seen, and a gauge never reads below the truth (a wait
-	 * for 0 does not end early).
-	 */
-	case ZSWB_QUEUE_DEPTH:
-		down = ZSWB_SUM(taken);
-		smp_rmb();	/* the downs before the ups */
-		return zswb_gauge(ZSWB_SUM(queued), down);
-	case ZSWB_INFLIGHT:
-		down = ZSWB_SUM(taken);
-		smp_rmb();	/* the downs before the ups */
-		return zswb_gauge(ZSWB_SUM(marked), down);
-	case ZSWB_QUEUE_DEPTH_MAX:
-		for_each_possible_cpu(cpu) {
-			struct zswb_pcpu_stats *st = per_cpu_ptr(&zswb_pcpu_stats, cpu);
+	for_each_possible_cpu(cpu) {
+		struct zswb_pcpu_stats *st = per_cpu_ptr(&zswb_pcpu_stats, cpu);
 
-			if (READ_ONCE(st->drain_gen) == zswb_drain_gen)
-				max = max(max, READ_ONCE(st->drain_max));
-		}
-		return max;
+		if (READ_ONCE(st->drain_gen) == zswb_drain_gen)
+			max = max(max, READ_ONCE(st->drain_max));
 	}
-	id -= ZSWB_NODE_SCANNED;
-	nid = id / 2;
-	if (id & 1)
-		return zswb_node_sum(zswb_node_written, nid) - zswb_node_base[nr_node_ids + nid];
-	return zswb_node_sum(zswb_node_scanned, nid) - zswb_node_base[nid];
+	return max;
 }
+
+enum zswb_stat_kind {
+	ZSWB_STAT_COUNTER,
+	ZSWB_STAT_NODE_COUNTER,
+	ZSWB_STAT_GAUGE,
+	ZSWB_STAT_PERCENTILE,
+};
+
+/* Every statistic, a row of zswap_wb_stats.h each, in its order. */
+static const struct zswb_stat {
+	const char *name;
+	const char *help;
+	enum zswb_stat_kind kind;
+	unsigned int item;		/* counters: the index of the count */
+	unsigned int pct;		/* percentiles */
+	unsigned long (*gauge)(void);	/* gauges */
+} zswb_stats[] = {
+#define ZSWB_COUNTER(_item, _name, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_COUNTER,	\
+	  .item = ZSWB_##_item },
+#define ZSWB_NODE_COUNTER(_item, _name, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_NODE_COUNTER, \
+	  .item = ZSWB_NODE_##_item },
+#define ZSWB_GAUGE(_name, _help)					\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_GAUGE,	\
+	  .gauge = zswb_gauge_##_name },
+#define ZSWB_PERCENTILE(_name, _pct, _help)				\
+	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_PERCENTILE,	\
+	  .pct = _pct },
+#include "zswap_wb_stats.h"
+};
+
+#define ZSWB_NR_ROWS	ARRAY_SIZE(zswb_stats)
 
 static unsigned long zswb_latency(int i)
 {
@@ -181,30 +183,71 @@ static unsigned long zswb_latency_pct(const unsigned long *lat, unsigned int pct
 	return 2UL << min(i, ZSWB_LAT_BUCKETS - 1);
 }
 
+/*
+ * The value of @s (on node @nid for a per-node counter; from the latency
+ * snapshot @lat for a percentile). Under the mutex.
+ */
+static unsigned long zswb_value(const struct zswb_stat *s, int nid,
+				const unsigned long *lat)
+{
+	unsigned int i = nid * NR_ZSWB_NODE_STATS + s->item;
+
+	lockdep_assert_held(&zswb_stats_mutex);
+	switch (s->kind) {
+	case ZSWB_STAT_COUNTER:
+		return ZSWB_SUM(count[s->item]) - zswb_base[s->item];
+	case ZSWB_STAT_NODE_COUNTER:
+		return zswb_node_sum(i) - zswb_node_base[i];
+	case ZSWB_STAT_GAUGE:
+		return s->gauge();
+	case ZSWB_STAT_PERCENTILE:
+		return zswb_latency_pct(lat, s->pct);
+	}
+	return 0;
+}
+
+/* Every row but the per-node ones, then those, node by node. */
 static int zswb_stats_show(struct seq_file *m, void *v)
 {
 	unsigned long lat[ZSWB_LAT_BUCKETS];
+	const struct zswb_stat *s;
 	int i;
 
 	mutex_lock(&zswb_stats_mutex);
-	for (i = 0; i < NR_ZSWB_STATS; i++)
-		seq_printf(m, "%s %lu\n", zswb_stat_names[i], zswb_value(i));
-	seq_printf(m, "queue_depth %lu\n", zswb_value(ZSWB_QUEUE_DEPTH));
-	seq_printf(m, "queue_depth_max %lu\n", zswb_value(ZSWB_QUEUE_DEPTH_MAX));
-	seq_printf(m, "inflight %lu\n", zswb_value(ZSWB_INFLIGHT));
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		lat[i] = zswb_latency(i);
-	seq_printf(m, "free_latency_p50_us %lu\n", zswb_latency_pct(lat, 50));
-	seq_printf(m, "free_latency_p99_us %lu\n", zswb_latency_pct(lat, 99));
-	seq_printf(m, "free_latency_max_us %lu\n", zswb_latency_pct(lat, 100));
+	for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
+		if (s->kind != ZSWB_STAT_NODE_COUNTER)
+			seq_printf(m, "%s %lu\n", s->name, zswb_value(s, 0, lat));
 	for_each_node(i)
-		seq_printf(m, "shrink_scanned_node%d %lu\nshrink_written_node%d %lu\n",
-			   i, zswb_value(ZSWB_NODE_SCANNED + 2 * i),
-			   i, zswb_value(ZSWB_NODE_SCANNED + 2 * i + 1));
+		for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
+			if (s->kind == ZSWB_STAT_NODE_COUNTER)
+				seq_printf(m, "%s_node%d %lu\n", s->name, i,
+					   zswb_value(s, i, NULL));
 	mutex_unlock(&zswb_stats_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_stats);
+
+/*
+ * Every statistic, then every parameter, a line each of tab-separated
+ * fields (Documentation/zswap_wb.rst, "schema"):
+ * "stat name kind unit help" and "param name kind values default flags help".
+ */
+static int zswb_schema_show(struct seq_file *m, void *v)
+{
+	const struct zswb_stat *s;
+
+	for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
+		seq_printf(m, "stat\t%s%s\t%s\t%s\t%s\n", s->name,
+			   s->kind == ZSWB_STAT_NODE_COUNTER ? "_node<N>" : "",
+			   s->kind == ZSWB_STAT_COUNTER ||
+			   s->kind == ZSWB_STAT_NODE_COUNTER ? "counter" : "gauge",
+			   s->kind == ZSWB_STAT_PERCENTILE ? "us" : "-", s->help);
+	zswb_params_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(zswb_schema);
 
 static int zswb_latency_show(struct seq_file *m, void *v)
 {
@@ -218,10 +261,13 @@ static int zswb_latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(zswb_latency);
 
+/* A file's data: the row of zswb_stats[], plus ZSWB_NR_ROWS times its node. */
 static int zswb_counter_get(void *data, u64 *val)
 {
+	unsigned long id = (unsigned long)data;
+
 	mutex_lock(&zswb_stats_mutex);
-	*val = zswb_value((unsigned long)data);
+	*val = zswb_value(&zswb_stats[id % ZSWB_NR_ROWS], id / ZSWB_NR_ROWS, NULL);
 	mutex_unlock(&zswb_stats_mutex);
 	return 0;
 }
@@ -244,10 +290,8 @@ static ssize_t zswb_reset_write(struct file *file, const char __user *buf,
 		zswb_base[i] = ZSWB_SUM(count[i]);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		zswb_lat_base[i] = ZSWB_SUM(latency[i]);
-	for_each_node(i) {
-		zswb_node_base[i] = zswb_node_sum(zswb_node_scanned, i);
-		zswb_node_base[nr_node_ids + i] = zswb_node_sum(zswb_node_written, i);
-	}
+	for (i = 0; i < nr_node_ids * NR_ZSWB_NODE_STATS; i++)
+		zswb_node_base[i] = zswb_node_sum(i);
 	WRITE_ONCE(zswb_drain_gen, zswb_drain_gen + 1);
 	mutex_unlock(&zswb_stats_mutex);
 	return len;
@@ -262,44 +306,56 @@ static const struct file_operations zswb_reset_fops = {
 
 static void zswb_stats_free(void)
 {
-	free_percpu(zswb_node_scanned);
-	free_percpu(zswb_node_written);
+	free_percpu(zswb_node_stats);
 	kfree(zswb_node_base);
 }
 
-static void zswb_debugfs_value(const char *name, unsigned long id)
+/* The files of the counters and gauges: one each, one per node for the per-node ones. */
+static void zswb_debugfs_values(void)
 {
-	debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root, (void *)id,
-				   &zswb_counter_fops);
+	unsigned long id;
+	char name[48];
+	int nid;
+
+	for (id = 0; id < ZSWB_NR_ROWS; id++) {
+		const struct zswb_stat *s = &zswb_stats[id];
+
+		switch (s->kind) {
+		case ZSWB_STAT_COUNTER:
+		case ZSWB_STAT_GAUGE:
+			debugfs_create_file_unsafe(s->name, 0400, zswb_debugfs_root,
+						   (void *)id, &zswb_counter_fops);
+			break;
+		case ZSWB_STAT_NODE_COUNTER:
+			for_each_node(nid) {
+				snprintf(name, sizeof(name), "%s_node%d", s->name, nid);
+				debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
+							   (void *)(id + nid * ZSWB_NR_ROWS),
+							   &zswb_counter_fops);
+			}
+			break;
+		case ZSWB_STAT_PERCENTILE:	/* lines of "stats" only */
+			break;
+		}
+	}
 }
 
 int zswb_stats_init(void)
 {
-	size_t size = nr_node_ids * sizeof(unsigned long);
-	char name[32];
-	int i;
+	unsigned int n = nr_node_ids * NR_ZSWB_NODE_STATS;
 
-	zswb_node_scanned = __alloc_percpu(size, __alignof__(unsigned long));
-	zswb_node_written = __alloc_percpu(size, __alignof__(unsigned long));
-	zswb_node_base = kcalloc(2 * nr_node_ids, sizeof(*zswb_node_base), GFP_KERNEL);
-	if (!zswb_node_scanned || !zswb_node_written || !zswb_node_base) {
+	zswb_node_stats = __alloc_percpu(n * sizeof(unsigned long), __alignof__(unsigned long));
+	zswb_node_base = kcalloc(n, sizeof(*zswb_node_base), GFP_KERNEL);
+	if (!zswb_node_stats || !zswb_node_base) {
 		zswb_stats_free();
 		return -ENOMEM;
 	}
 	zswb_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	for (i = 0; i < NR_ZSWB_STATS; i++)
-		zswb_debugfs_value(zswb_stat_names[i], i);
-	zswb_debugfs_value("queue_depth", ZSWB_QUEUE_DEPTH);
-	zswb_debugfs_value("queue_depth_max", ZSWB_QUEUE_DEPTH_MAX);
-	zswb_debugfs_value("inflight", ZSWB_INFLIGHT);
-	for_each_node(i) {
-		snprintf(name, sizeof(name), "shrink_scanned_node%d", i);
-		zswb_debugfs_value(name, ZSWB_NODE_SCANNED + 2 * i);
-		snprintf(name, sizeof(name), "shrink_written_node%d", i);
-		zswb_debugfs_value(name, ZSWB_NODE_SCANNED + 2 * i + 1);
-	}
+	zswb_debugfs_values();
 	debugfs_create_file("stats", 0400, zswb_debugfs_root, NULL,
 			    &zswb_stats_fops);
+	debugfs_create_file("schema", 0400, zswb_debugfs_root, NULL,
+			    &zswb_schema_fops);
 	debugfs_create_file("free_latency_us", 0400, zswb_debugfs_root, NULL,
 			    &zswb_latency_fops);
 	debugfs_create_file("reset", 0200, zswb_debugfs_root, NULL,

@@ -3,40 +3,37 @@
  * zswap_wb: the contract between the module's files.
  *
  * main.c registers one struct zswap_wb_ops with the kernel hook
- * (include/linux/zswap.h) and arms its points on behalf of the policies;
- * each policy lives in the file named after it and exports its callbacks
- * here; stats.c owns the counters and the debugfs directory.
+ * (include/linux/zswap.h), drives the policy families (struct zswb_family)
+ * and arms the hook's points on their behalf; each family lives in the
+ * file named after it and exports its hook callbacks here. stats.c owns
+ * the counters (zswap_wb_stats.h) and the debugfs directory, whose
+ * "schema" describes every statistic and parameter.
  */
 #ifndef _ZSWAP_WB_H
 #define _ZSWAP_WB_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
 
-/* Counters, one debugfs file each; see Documentation/zswap_wb.rst. */
+struct seq_file;
+
+/* The counters (zswap_wb_stats.h): zswb_count() and zswb_count_add(). */
 enum zswb_stat_item {
-	ZSWB_WRITTEN_BACK,	/* folios written back while the backend was armed */
-	ZSWB_FREED_SYNC,	/* freed right after a synchronous write */
-	ZSWB_FREED_ASYNC,	/* freed by the work item after the write ended */
-	ZSWB_RACED,		/* claimed by a swapin (mapped, or out of swap cache), put back */
-	ZSWB_WRITE_ERRORS,	/* re-dirtied by a failed write, never mapped, put back */
-	ZSWB_FALLBACKS,		/* left on the LRU because the policy was off */
-	ZSWB_MARK_FAILED,	/* could not be marked, put on the LRU (0: needs no memory) */
-	ZSWB_WORK_RUNS,		/* runs of the deferred-free work item */
-	ZSWB_REQUEUED,		/* ended before zswap let it go, queued by writeback_issued() */
-	ZSWB_SHRINK_CALLS_WORKER, /* shrink_memcg() calls from shrink_worker() */
-	ZSWB_SHRINK_CALLS_STORE, /* shrink_memcg() calls from zswap_store() */
-	ZSWB_SHRINK_ENOENT,	/* calls that found nothing to scan (-ENOENT) */
-	ZSWB_SHRINK_EAGAIN,	/* calls that scanned but wrote nothing back (-EAGAIN) */
-	ZSWB_STORE_REJECTS,	/* zswap_store() calls rejected because shrinking failed */
-	ZSWB_RA_FAULTS_ALONE,	/* faults on a zswap entry read alone (both skip policies) */
-	ZSWB_RA_WINDOWS_SHRUNK,	/* readahead windows the policy made smaller */
-	ZSWB_RA_ZSWAP_SLOTS_SKIPPED, /* neighbour slots left out because they were in zswap */
-	ZSWB_RA_DISK_SLOTS,	/* neighbour slots on disk left in the window */
+#define ZSWB_COUNTER(item, ...)	ZSWB_##item,
+#include "zswap_wb_stats.h"
 	NR_ZSWB_STATS,
+};
+
+/* The per-node counters (zswap_wb_stats.h): zswb_node_count(). */
+enum zswb_node_stat_item {
+#define ZSWB_NODE_COUNTER(item, ...)	ZSWB_NODE_##item,
+#include "zswap_wb_stats.h"
+	NR_ZSWB_NODE_STATS,
 };
 
 /* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
@@ -72,42 +69,88 @@ static inline void zswb_count_add(enum zswb_stat_item item, unsigned long nr)
 	this_cpu_add(zswb_pcpu_stats.count[item], nr);
 }
 
-/* Entries scanned and written back by shrink_memcg(), per node and CPU. */
-extern unsigned long __percpu *zswb_node_scanned;
-extern unsigned long __percpu *zswb_node_written;
+/* The per-node counters, per CPU: NR_ZSWB_NODE_STATS for each node. */
+extern unsigned long __percpu *zswb_node_stats;
+
+static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
+				   unsigned long nr)
+{
+	this_cpu_add(zswb_node_stats[nid * NR_ZSWB_NODE_STATS + item], nr);
+}
 
 /* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
 void zswb_note_drain(unsigned long nr);
 
+/* The kinds of parameter, as debugfs "schema" names them. */
+enum zswb_param_kind {
+	ZSWB_PARAM_BOOL,	/* zswb_parse_bool()'s words; reads Y or N */
+	ZSWB_PARAM_UINT,	/* an integer from min to max */
+	ZSWB_PARAM_CHOICE,	/* one of names[]; reads all, the current in brackets */
+};
+
+/*
+ * What turning a parameter off means for the folios in flight, for the
+ * tools that unload the module or wait for them (zswbctl):
+ */
+#define ZSWB_PARAM_DRAINS	BIT(0)	/* turned off before unloading, then inflight waited for */
+#define ZSWB_PARAM_WAITS	BIT(1)	/* off leaves folios in flight: wait for inflight 0 */
+
+/*
+ * A parameter as debugfs "schema" describes it: one for each
+ * module_param_cb(), listed by its family. The help is the parameter's
+ * MODULE_PARM_DESC, from the same string. A choice parameter uses
+ * zswb_choice_ops, with its struct zswb_param as kp->arg.
+ */
+struct zswb_param {
+	const char *name;
+	const char *help;
+	enum zswb_param_kind kind;
+	unsigned int flags;		/* ZSWB_PARAM_* */
+	unsigned int def;		/* the default: 0/1, the integer, the index of the name */
+	unsigned int min, max;		/* UINT */
+	int *choice;			/* CHOICE: the index of the current name */
+	const char * const *names;	/* CHOICE: the names, as sysfs_match_string() takes them */
+	unsigned int nr_names;
+	void (*changed)(int choice);	/* CHOICE (optional): under zswb_param_mutex, once stored */
+};
+
+/*
+ * A policy family (shrinker.c, readahead.c, prompt_free.c), as main.c
+ * drives it: init builds what can fail before the backend is registered,
+ * arm arms what the parameters ask for once it is (zswb_param_mutex held),
+ * exit undoes init after unregistering, or when a later init failed.
+ */
+struct zswb_family {
+	int (*init)(void);			/* (optional) */
+	void (*arm)(void);			/* (required) */
+	void (*exit)(void);			/* (optional) */
+	const struct zswb_param * const *params; /* NULL-terminated */
+};
+
+extern const struct zswb_family zswb_shrinker;
+extern const struct zswb_family zswb_readahead;
+extern const struct zswb_family zswb_prompt_free;
+
 /* main.c */
 extern struct mutex zswb_param_mutex;
+extern const struct kernel_param_ops zswb_choice_ops;
 int zswb_parse_bool(const char *val, bool *res);
-int zswb_parse_enum(const char *val, const char * const *names, int n);
 void zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
+void zswb_params_show(struct seq_file *m);
 
 /* stats.c */
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
 
-/*
- * Each policy's _arm() is called by init with zswb_param_mutex held, once
- * the backend is registered: it arms what the parameters ask for.
- */
-
-/* shrinker.c: the shrink_policy and shrink_batch parameters */
-void zswb_shrinker_arm(void);
+/* shrinker.c: the hook's shrink callback */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid);
 
-/* readahead.c: the readahead_policy parameter */
-void zswb_readahead_arm(void);
+/* readahead.c: the hook's readahead callback */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault);
 
-/* prompt_free.c: the sync_free and async_free policies */
-int zswb_prompt_free_init(void);
-void zswb_prompt_free_arm(void);
-void zswb_prompt_free_exit(void);
+/* prompt_free.c: the hook's writeback callbacks */
 bool zswb_alloc_off_lru(swp_entry_t entry, bool sync);
 void zswb_writeback_prepare(struct folio *folio, bool sync);
 void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru);

@@ -167,6 +167,18 @@ bench_rounds() {
 	done
 }
 
+# param_value NAME: the value of a zswap_wb parameter; of a policy, which
+# reads as every choice with the current one in brackets, that one.
+param_value() {
+	sed 's/^.*\[\([^]]*\)\].*$/\1/' "$ZSWB_PARAMS/$1"
+}
+
+# choices NAME: the choices of policy NAME, as the loaded module's debugfs
+# schema lists them, in its order (the first is the default).
+choices() {
+	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $4 }' "$ZSWB_DEBUGFS/schema"
+}
+
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
 # Turning async_free off does not wait for the folios in flight; like
 # zswbctl, this waits (up to 60 s) until none is left.

@@ -77,7 +77,7 @@ test_param_defaults() {
 	fi
 	rc=0
 	while read -r name def; do
-		v=$(cat "$ZSWB_PARAMS/$name")
+		v=$(param_value "$name")
 		[ "$v" = "$def" ] || { msg "$name is '$v', documented default '$def'"; rc=1; }
 	done < /tmp/defaults
 	return $rc
@@ -113,19 +113,83 @@ test_invalid_writes() {
 		set_param shrink_batch $v && [ "$(cat $ZSWB_PARAMS/shrink_batch)" = $v ] || { msg "shrink_batch=$v not taken"; rc=1; }
 	done
 	set_param shrink_batch 32
-	for v in Stock carry2 " carry" per-node 1; do
+	for v in Stock carry2 " carry" per-node 1 "[carry]" "stock [carry]"; do
 		invalid_write shrink_policy "$v" || rc=1
 	done
-	for v in carry split per_node local_first stock; do
-		set_param shrink_policy $v && [ "$(cat $ZSWB_PARAMS/shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
+	for v in $(choices shrink_policy); do
+		set_param shrink_policy $v && [ "$(param_value shrink_policy)" = $v ] || { msg "shrink_policy=$v not taken"; rc=1; }
 	done
 	for v in Stock skip skip_faults " stock" 0; do
 		invalid_write readahead_policy "$v" || rc=1
 	done
-	for v in skip_fault skip_zswap_slots stock; do
-		set_param readahead_policy $v && [ "$(cat $ZSWB_PARAMS/readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
+	for v in $(choices readahead_policy); do
+		set_param readahead_policy $v && [ "$(param_value readahead_policy)" = $v ] || { msg "readahead_policy=$v not taken"; rc=1; }
 	done
+	[ "$(choices shrink_policy | wc -w)" -ge 5 ] && [ "$(choices readahead_policy | wc -w)" -ge 3 ] ||
+		{ msg "the schema lists too few choices"; rc=1; }
+	# A policy reads as every choice, the current one in brackets; it is
+	# written with the bare name, with or without a newline.
+	if printf 'carry\n\n' > $ZSWB_PARAMS/shrink_policy 2>/dev/null; then
+		msg "a name and two newlines taken"; rc=1
+	fi
+	printf split > $ZSWB_PARAMS/shrink_policy || { msg "a name without a newline refused"; rc=1; }
+	v=$(cat $ZSWB_PARAMS/shrink_policy)
+	[ "$v" = "stock carry [split] per_node local_first" ] || { msg "shrink_policy reads '$v'"; rc=1; }
+	set_param shrink_policy stock
+	set_param readahead_policy stock
+	v=$(cat $ZSWB_PARAMS/readahead_policy)
+	[ "$v" = "[stock] skip_fault skip_zswap_slots" ] || { msg "readahead_policy reads '$v'"; rc=1; }
 	dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
+	return $rc
+}
+
+# debugfs "schema" describes what the module has: a stat row for each line
+# of "stats" and a file for each counter and gauge, a param row for each
+# parameter, with the choices its file lists and the default it reads
+# after a load, and the free policies' drain contract.
+test_schema() {
+	need_module || return 1
+	rmmod zswap_wb && modprobe zswap_wb || { msg "cannot reload zswap_wb"; return 1; }
+	s=$ZSWB_DEBUGFS/schema
+	[ -r $s ] || { msg "no $s"; return 1; }
+	rc=0
+	awk -F'\t' '$1 == "stat" { sub(/<N>$/, "0", $2); print $2 }' $s | sort > /tmp/schema.stats
+	cut -d' ' -f1 $ZSWB_DEBUGFS/stats | sed 's/_node[0-9]*$/_node0/' | sort -u > /tmp/stats.keys
+	if ! cmp -s /tmp/schema.stats /tmp/stats.keys; then
+		msg "schema: $(tr '\n' ' ' < /tmp/schema.stats)"
+		msg "stats: $(tr '\n' ' ' < /tmp/stats.keys)"
+		rc=1
+	fi
+	awk -F'\t' '$1 == "stat" { sub(/<N>$/, "0", $2); print $2, $4 }' $s > /tmp/schema.units
+	while read -r name unit; do
+		if [ "$unit" = us ] && [ -e $ZSWB_DEBUGFS/$name ]; then
+			msg "a file for the percentile $name"; rc=1
+		elif [ "$unit" != us ] && [ ! -r $ZSWB_DEBUGFS/$name ]; then
+			msg "no file for $name"; rc=1
+		fi
+	done < /tmp/schema.units
+	awk -F'\t' '$1 == "param" { print $2 }' $s | sort > /tmp/schema.params
+	ls $ZSWB_PARAMS | sort > /tmp/params
+	cmp -s /tmp/schema.params /tmp/params || {
+		msg "schema: $(tr '\n' ' ' < /tmp/schema.params), parameters: $(tr '\n' ' ' < /tmp/params)"
+		rc=1
+	}
+	awk -F'\t' '$1 == "param" { print $2 "|" $3 "|" $4 "|" $5 "|" $6 }' $s > /tmp/schema.rows
+	while IFS='|' read -r name kind values def flags; do
+		v=$(param_value "$name")
+		[ "$v" = "$def" ] || { msg "$name reads '$v', its schema default is '$def'"; rc=1; }
+		case $kind in
+		choice) v=$(tr -d '[]' < $ZSWB_PARAMS/$name)
+			[ "$v" = "$values" ] || { msg "$name lists '$v', its schema '$values'"; rc=1; } ;;
+		bool|uint) ;;
+		*) msg "$name: kind '$kind'"; rc=1 ;;
+		esac
+		case $name:$flags in
+		async_free:drains,waits|sync_free:drains|*_policy:-|shrink_batch:-) ;;
+		*) msg "$name: flags '$flags'"; rc=1 ;;
+		esac
+	done < /tmp/schema.rows
+	[ "$rc" = 0 ] || sed 's/^/# /' $s
 	return $rc
 }
 
@@ -412,7 +476,7 @@ calls() {
 test_shrink_both_nodes() {
 	need_module || return 1
 	rc=0
-	for pol in stock carry split per_node local_first; do
+	for pol in $(choices shrink_policy); do
 		shrink_setup pool || return 1
 		set_param shrink_policy $pol
 		echo 1 > $ZSWB_DEBUGFS/reset
@@ -476,7 +540,7 @@ test_shrink_switch_under_load() {
 	load=$!
 	n=0 bad=0
 	while kill -0 $load 2>/dev/null; do
-		for pol in carry split per_node local_first stock; do
+		for pol in $(choices shrink_policy); do
 			set_param shrink_policy $pol || bad=1
 			set_param shrink_batch $(( (n * 37) % 1024 + 1 )) || bad=1
 			n=$((n + 1))
@@ -624,7 +688,7 @@ test_ra_switch_under_load() {
 	pid=$!
 	n=0 bad=0
 	while kill -0 $pid 2>/dev/null; do
-		for pol in skip_fault skip_zswap_slots stock; do
+		for pol in $(choices readahead_policy); do
 			set_param readahead_policy $pol || bad=1
 			n=$((n + 1))
 			sleep 0.05
@@ -787,7 +851,7 @@ test_ra_two_devices() {
 	check "both devices at one priority" \
 		"[ $(awk 'NR > 1 { print $5 }' /proc/swaps | sort -u | wc -l) -eq 1 ]" || return 1
 	rc=0
-	for pol in skip_fault skip_zswap_slots stock; do
+	for pol in $(choices readahead_policy); do
 		set_param readahead_policy $pol || return 1
 		cg_new ra2 64M
 		# 4 passes; 2 on the debug kernel (PASSES 1), which takes
@@ -1577,6 +1641,7 @@ basic)
 	run "load and unload 20 times" test_load_unload_20
 	run "parameters present with their documented defaults" test_param_defaults
 	run "invalid parameter writes refused, nothing changed" test_invalid_writes
+	run "debugfs schema describes every statistic and parameter" test_schema
 	run "a second backend registration is refused" test_second_backend_refused
 	run "policies off: stock writeback and rotation (disk)" test_stock_behaviour
 	run "async_free beside reclaim's own swap writes (disk)" test_prompt_with_reclaim_writes

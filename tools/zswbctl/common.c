@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zswbctl: reading and writing sysfs and debugfs files, numbers as the
- * kernel prints them, and why the module or debugfs is not there (the
- * exit codes of zswbctl.h).
+ * zswbctl: reading and writing sysfs and debugfs files, numbers and
+ * choices as the kernel prints them, and why the module or debugfs is not
+ * there (the exit codes of zswbctl.h).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -334,4 +334,26 @@ enum value_kind value_kind(const char *val)
 	if (!strcmp(val, "Y") || !strcmp(val, "N"))
 		return VALUE_BOOL;
 	return parse_num(val, &num) ? VALUE_NUM : VALUE_NAME;
+}
+
+/*
+ * The choice of a value that lists every choice with the current one in
+ * brackets, as block/elevator.c prints them ("stock [per_node] carry"),
+ * in @buf of @len; NULL for any other value.
+ */
+const char *current_choice(const char *val, char *buf, size_t len)
+{
+	const char *open = strchr(val, '['), *close;
+	size_t n;
+
+	if (!open || (open > val && open[-1] != ' ') || memchr(val, ']', open - val))
+		return NULL;
+	n = strcspn(open + 1, " []");
+	close = open + 1 + n;
+	if (!n || n >= len || *close != ']' || (close[1] && close[1] != ' ') ||
+	    strpbrk(close + 1, "[]"))
+		return NULL;
+	memcpy(buf, open + 1, n);
+	buf[n] = '\0';
+	return buf;
 }

@@ -30,7 +30,7 @@ bool json;
 int print_usage(FILE *f, int code)
 {
 	fputs("usage: zswbctl [-j|--json] [status]\n"
-	      "       zswbctl get NAME\n"
+	      "       zswbctl get [-c|--choices] NAME\n"
 	      "       zswbctl set NAME VALUE [NAME VALUE ...]\n"
 	      "       zswbctl [-j|--json] stats [KEY ...]\n"
 	      "       zswbctl diff [--] CMD [ARGS ...]\n"
@@ -51,7 +51,8 @@ static int print_help(void)
 	      "  status      every parameter as \"name = value\", then the statistics\n"
 	      "              (the default command); the parameters alone, and a note\n"
 	      "              on stderr, when debugfs cannot be read\n"
-	      "  get         print the value of parameter NAME\n"
+	      "  get         print the value of parameter NAME; with --choices, every\n"
+	      "              choice of a policy, the current one in brackets\n"
 	      "  set         set parameters in order; if one fails, put back those set\n"
 	      "  stats       print the statistics, or the values of the KEYs in order\n"
 	      "  diff        run CMD and print how each counter changed (gauges and\n"
@@ -61,8 +62,8 @@ static int print_help(void)
 	      "              the Prometheus text format, for node_exporter's textfile\n"
 	      "              collector; FILE is replaced atomically, else stdout\n"
 	      "  reset       zero the counters (gauges are kept)\n"
-	      "  unload      turn the *_free policies off, waiting for the folios in\n"
-	      "              flight, then remove the module\n"
+	      "  unload      turn the free policies off (those the module says drain),\n"
+	      "              waiting for the folios in flight, then remove the module\n"
 	      "\nOptions:\n"
 	      "  -j, --json     print status and stats as JSON\n"
 	      "  -h, --help     print this help\n"
@@ -99,7 +100,7 @@ static const struct {
 } commands[] = {
 	/* status checks debugfs itself: it shows the parameters without it */
 	{ "status", cmd_status, 0, 0, NEED_SYSFS, true },
-	{ "get", cmd_get, 1, 1, NEED_SYSFS, false },
+	{ "get", cmd_get, 1, 2, NEED_SYSFS, false },
 	{ "set", cmd_set, 2, -1, NEED_SYSFS, false },
 	{ "stats", cmd_stats, 0, -1, NEED_DEBUGFS, true },
 	{ "diff", cmd_diff, 1, -1, NEED_DEBUGFS, false },

@@ -22,110 +22,72 @@
 
 #define UNLOAD_TRIES	50
 
-enum param_type { PARAM_BOOL, PARAM_UINT, PARAM_ENUM };
-
-/*
- * The words a boolean parameter takes, in any case, as zswb_parse_bool()
- * in module/main.c: in pairs, the word that turns it on, then the word
- * that turns it off.
- */
-static const char * const bool_words[] = {
-	"1", "0", "y", "n", "yes", "no", "on", "off", "true", "false", NULL,
-};
-
-static const char * const shrink_policies[] = {
-	"stock", "carry", "split", "per_node", "local_first", NULL,
-};
-
-static const char * const readahead_policies[] = {
-	"stock", "skip_fault", "skip_zswap_slots", NULL,
-};
-
-/*
- * The module's parameters, worded as in Documentation/zswap_wb.rst: set
- * checks values against this before writing anything, and --help and the
- * Prometheus HELP lines print it. A parameter not listed is passed through.
- */
-static const struct param_info {
-	const char *name;
-	enum param_type type;
-	const char * const *values;	/* PARAM_ENUM, PARAM_BOOL: NULL-terminated */
-	unsigned long min, max;		/* PARAM_UINT: the range */
-	const char *def;
-	const char *help;
-} params[] = {
-	{ "sync_free", PARAM_BOOL, bool_words, 0, 0, "N",
-	  "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
-	},
-	{ "async_free", PARAM_BOOL, bool_words, 0, 0, "N",
-	  "Free writeback folios from a work item as soon as their write ends, on block and file swap."
-	},
-	{ "shrink_policy", PARAM_ENUM, shrink_policies, 0, 0, "stock",
-	  "How shrink_memcg() spreads its batch over the nodes." },
-	{ "shrink_batch", PARAM_UINT, NULL, 1, 1024, "32",
-	  "Entries one shrink_memcg() call may scan, 1..1024." },
-	{ "readahead_policy", PARAM_ENUM, readahead_policies, 0, 0, "stock",
-	  "Which swap readahead to skip for zswap entries on a swapin fault." },
-};
-
-/*
- * What a parameter means for the folios in flight, the one place that
- * knows it: the module's contract, inferred from names alone until the
- * module exports it as data.
- */
-#define DRAIN_ON_UNLOAD	0x1	/* a free policy: unload turns it off first */
-#define DRAIN_WAIT_OFF	0x2	/* off leaves folios under writeback: set waits */
-
-/*
- * The DRAIN_* flags of parameter @name. Every parameter whose name ends
- * in "_free" is a free policy: unload turns each one that reads as a
- * boolean off before it removes the module (and puts the old values back
- * if the module stays), then waits once for $ZSWB_DEBUGFS/inflight to
- * read 0. Only async_free leaves folios in flight when set turns it off:
- * set then waits for inflight likewise (wait_inflight()).
- */
-static unsigned int drain_flags(const char *name)
-{
-	size_t len = strlen(name);
-	unsigned int flags = 0;
-
-	if (len >= 5 && !strcmp(name + len - 5, "_free"))
-		flags |= DRAIN_ON_UNLOAD;
-	if (!strcmp(name, "async_free"))
-		flags |= DRAIN_WAIT_OFF;
-	return flags;
-}
-
 /* A parameter changed by this invocation and the value to put back. */
 struct undo {
 	const char *name;
 	char *old;
 };
 
-/* The parameter lines of --help: each one's values and default. */
+/* One parameter line of --help: what @p takes and its default. */
+static void print_param_help(const struct param_info *p)
+{
+	char **v;
+
+	printf("  %-17s", p->name);
+	switch (p->type) {
+	case PARAM_UINT:
+		if (p->ranged)
+			printf("an integer from %lu to %lu", p->min, p->max);
+		else
+			fputs("an integer", stdout);
+		break;
+	case PARAM_BOOL:	/* "1|0, y|n, ...": the module's pairs, on|off */
+		fputs("boolean", stdout);
+		for (v = p->values; v && v[0] && v[1]; v += 2)
+			printf("%s %s|%s", v == p->values ? ":" : ",", v[1], v[0]);
+		break;
+	case PARAM_CHOICE:
+		for (v = p->values; v && *v; v++)
+			printf("%s%s", v == p->values ? "" : ", ", *v);
+		break;
+	case PARAM_OTHER:
+		fputs("a value", stdout);
+		break;
+	}
+	if (p->def)
+		printf(" (default %s)", p->def);
+	putchar('\n');
+}
+
+/*
+ * The parameter lines of --help, as the running module describes them; a
+ * module without a schema, by what their files say; none if it is not
+ * loaded.
+ */
 void print_params_help(void)
 {
-	const char * const *v;
+	const struct param_info *list, *p;
+	struct dirent **ents;
 	size_t i;
+	int n;
 
-	for (i = 0; i < ARRAY_SIZE(params); i++) {
-		printf("  %-17s", params[i].name);
-		switch (params[i].type) {
-		case PARAM_UINT:
-			printf("an integer from %lu to %lu", params[i].min, params[i].max);
-			break;
-		case PARAM_BOOL:	/* "1|0, y|n, ...": each pair on|off */
-			fputs("boolean:", stdout);
-			for (v = params[i].values; v[0] && v[1]; v += 2)
-				printf("%s %s|%s", v == params[i].values ? "" : ",", v[0], v[1]);
-			break;
-		case PARAM_ENUM:
-			for (v = params[i].values; *v; v++)
-				printf("%s%s", v == params[i].values ? "" : ", ", *v);
-			break;
-		}
-		printf(" (default %s)\n", params[i].def);
+	if (access(sysfs_dir, F_OK)) {
+		puts("  (read from the running " MODNAME ", which is not loaded)");
+		return;
 	}
+	n = param_infos(&list);
+	for (i = 0; i < (size_t)n; i++)
+		print_param_help(&list[i]);
+	if (n)
+		return;
+	n = param_list(&ents);
+	for (i = 0; n > 0 && i < (size_t)n; i++) {
+		p = param_info(ents[i]->d_name);
+		if (p)
+			print_param_help(p);
+	}
+	if (n > 0)
+		param_list_free(ents, n);
 }
 
 /* Build the path of parameter @name in @buf; false for a bad name. */
@@ -138,8 +100,8 @@ static bool param_path(char *buf, const char *name)
 			name) < PATH_MAX;
 }
 
-/* Read parameter @name minus its trailing newline, as read_all(). */
-char *param_read(const char *name, int *err)
+/* Read parameter @name as its file reads, minus the trailing newline. */
+char *param_read_raw(const char *name, int *err)
 {
 	char path[PATH_MAX], *val;
 	size_t len;
@@ -152,6 +114,24 @@ char *param_read(const char *name, int *err)
 	if (len && val[len - 1] == '\n')
 		val[len - 1] = '\0';
 	return val;
+}
+
+/*
+ * Read the value of parameter @name, as it is written: of a choice listed
+ * with the others ("stock [per_node] carry"), the one in brackets.
+ */
+char *param_read(const char *name, int *err)
+{
+	char *val = param_read_raw(name, err), *cur;
+	char buf[256];
+
+	if (!val || !current_choice(val, buf, sizeof(buf)))
+		return val;
+	cur = strdup(buf);
+	if (!cur)
+		*err = -ENOMEM;
+	free(val);
+	return cur;
 }
 
 /* Set parameter @name to @val; 0 or -errno. */
@@ -229,27 +209,8 @@ void param_list_free(struct dirent **ents, int n)
 	free(ents);
 }
 
-/* The description of parameter @name, or NULL if zswbctl does not know it. */
-static const struct param_info *param_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(params); i++)
-		if (!strcmp(params[i].name, name))
-			return &params[i];
-	return NULL;
-}
-
-/* The documentation's words for parameter @name, or NULL if not known. */
-const char *param_help(const char *name)
-{
-	const struct param_info *p = param_find(name);
-
-	return p ? p->help : NULL;
-}
-
 /* Whether @val is one of the NULL-terminated @words (@icase: in any case). */
-static bool is_word(const char *val, const char * const *words, bool icase)
+static bool is_word(const char *val, char * const *words, bool icase)
 {
 	for (; *words; words++)
 		if (icase ? !strcasecmp(val, *words) : !strcmp(val, *words))
@@ -257,33 +218,46 @@ static bool is_word(const char *val, const char * const *words, bool icase)
 	return false;
 }
 
-/* Whether @val turns a boolean parameter off: the second word of a pair. */
-static bool is_false_word(const char *val)
+/*
+ * Whether writing @val turned boolean parameter @p off: an off word of
+ * the module's pairs; without them, whether the parameter now reads N.
+ */
+static bool turned_off(const struct param_info *p, const char *val)
 {
-	const char * const *v;
+	char **v, *now;
+	bool off;
+	int err;
 
-	for (v = bool_words; v[0] && v[1]; v += 2)
-		if (!strcasecmp(val, v[1]))
+	for (v = p->values; v && v[0]; v += 2)
+		if (!strcasecmp(val, v[0]))
 			return true;
-	return false;
+	if (p->values)
+		return false;
+	now = param_read(p->name, &err);
+	off = now && !strcmp(now, "N");
+	free(now);
+	return off;
 }
 
 /*
  * Check @val for parameter @name as the module will, so that a bad value
  * is refused before anything is written; 0, or EXIT_USAGE after saying why.
- * Values of parameters zswbctl does not know are left to the module.
+ * What the module does not describe (values of a parameter it does not
+ * list, of a module without a schema) is left to the module.
  */
 static int param_check(const char *name, const char *val)
 {
-	const struct param_info *p = param_find(name);
-	const char * const *v;
+	const struct param_info *p = param_info(name);
 	unsigned long num;
+	char **v;
 	char *end;
 
 	if (!p)
 		return 0;
 	switch (p->type) {
 	case PARAM_UINT:
+		if (!p->ranged)
+			return 0;
 		/* As kstrtouint(..., 0, ...): decimal, 0x hex or 0 octal. */
 		errno = 0;
 		num = isdigit((unsigned char)*val) ? strtoul(val, &end, 0) : 0;
@@ -294,15 +268,21 @@ static int param_check(const char *name, const char *val)
 		    p->min, p->max);
 		return EXIT_USAGE;
 	case PARAM_BOOL:
-	case PARAM_ENUM:
+	case PARAM_CHOICE:
 		/* As the module: booleans in any case, names exactly. */
-		if (is_word(val, p->values, p->type == PARAM_BOOL))
+		if (!p->values || is_word(val, p->values, p->type == PARAM_BOOL))
 			return 0;
 		fprintf(stderr, "zswbctl: invalid value '%s' for %s: one of", val, name);
-		for (v = p->values; *v; v++)
-			fprintf(stderr, "%s %s", v == p->values ? "" : ",", *v);
+		if (p->type == PARAM_BOOL)	/* the pairs on, off: "1, 0, y, n, ..." */
+			for (v = p->values; v[0] && v[1]; v += 2)
+				fprintf(stderr, "%s %s, %s", v == p->values ? "" : ",", v[1], v[0]);
+		else
+			for (v = p->values; *v; v++)
+				fprintf(stderr, "%s %s", v == p->values ? "" : ",", *v);
 		fputc('\n', stderr);
 		return EXIT_USAGE;
+	case PARAM_OTHER:
+		break;
 	}
 	return 0;
 }
@@ -351,15 +331,28 @@ static int wait_inflight(void)
 	return ret;
 }
 
-/* "get NAME": print one parameter's value. */
+/*
+ * "get [--choices] NAME": print one parameter's value; with --choices, the
+ * choices of a choice parameter, the current one in brackets, as the
+ * module lists them.
+ */
 int cmd_get(char **argv)
 {
-	char *val;
+	bool choices = !strcmp(argv[0], "-c") || !strcmp(argv[0], "--choices");
+	const char *name = argv[choices];
+	char *val, buf[256];
 	int err;
 
-	val = param_read(argv[0], &err);
+	if (!name || argv[choices + 1])
+		return print_usage(stderr, EXIT_USAGE);
+	val = choices ? param_read_raw(name, &err) : param_read(name, &err);
 	if (!val)
-		return read_failed(argv[0], err);
+		return read_failed(name, err);
+	if (choices && !current_choice(val, buf, sizeof(buf))) {
+		msg("%s is not a choice parameter: its value is '%s'", name, val);
+		free(val);
+		return 1;
+	}
 	puts(val);
 	free(val);
 	return 0;
@@ -368,6 +361,7 @@ int cmd_get(char **argv)
 /* "set NAME VALUE...": set in order, undo all of them on a failure. */
 int cmd_set(char **argv)
 {
+	const struct param_info *p;
 	int i, n, err, ret = 0;
 	struct undo *u;
 
@@ -407,10 +401,13 @@ int cmd_set(char **argv)
 		}
 	}
 	/* Off means the folios in flight are freed too, once this returns. */
-	for (i = 0; i < n && !ret; i++)
-		if ((drain_flags(u[i].name) & DRAIN_WAIT_OFF) &&
-		    is_false_word(argv[2 * i + 1]))
+	for (i = 0; i < n && !ret; i++) {
+		if (!(param_flags(u[i].name) & DRAIN_WAIT_OFF))
+			continue;
+		p = param_info(u[i].name);
+		if (p && turned_off(p, argv[2 * i + 1]))
 			ret = wait_inflight();
+	}
 out:
 	undo_free(u, n);
 	return ret;
@@ -441,7 +438,7 @@ static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 
 	for (i = 0; i < n; i++) {
 		name = ents[i]->d_name;
-		if (!(drain_flags(name) & DRAIN_ON_UNLOAD))
+		if (!(param_flags(name) & DRAIN_ON_UNLOAD))
 			continue;
 		old = param_read(name, &err);
 		if (!old)
@@ -463,7 +460,7 @@ static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 	return 0;
 }
 
-/* "unload": drain via the free policies (drain_flags()), then remove the module. */
+/* "unload": drain via the free policies (their "drains" flag), then remove the module. */
 int cmd_unload(char **argv __maybe_unused)
 {
 	const char *skip = getenv("ZSWB_NO_DELETE_MODULE");

@@ -5,6 +5,7 @@
  * in a file replaced atomically for node_exporter's textfile collector.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -51,16 +52,47 @@ static void prom_seconds(FILE *out, unsigned long long us)
 }
 
 /*
+ * The HELP of zswap_wb_param_info: the parameters whose value is a name
+ * (of the @n in @ents, with their values in @vals), each with the
+ * module's help, worded as "name: its help".
+ */
+static void prom_info_head(FILE *out, struct dirent **ents, char **vals, int n)
+{
+	const struct param_info *p;
+	const char *sep = " (";
+	size_t len;
+	int i;
+
+	fputs("# HELP zswap_wb_param_info Parameters whose value is a name", out);
+	for (i = 0; i < n; i++) {
+		if (!prom_name_ok(ents[i]->d_name) || value_kind(vals[i]) != VALUE_NAME)
+			continue;
+		p = param_info(ents[i]->d_name);
+		len = p && p->help ? strlen(p->help) : 0;
+		if (len && p->help[len - 1] == '.')
+			len--;
+		if (!len)
+			continue;
+		/* "How ... nodes." as "how ... nodes" */
+		fprintf(out, "%s%s: %c%.*s", sep, ents[i]->d_name,
+			tolower((unsigned char)p->help[0]), (int)len - 1, p->help + 1);
+		sep = "; ";
+	}
+	fprintf(out, "%s, the value as a label.\n# TYPE zswap_wb_param_info gauge\n",
+		*sep == ';' ? ")" : "");
+}
+
+/*
  * The parameters: booleans as 0/1 gauges, numbers as gauges, and the
  * others (the policies) as one info-style gauge with the value in a label.
  */
 static int prom_params(FILE *out)
 {
+	const struct param_info *p;
 	enum value_kind kind;
 	struct dirent **ents;
 	int i, n, err, ret = 0;
 	bool names = false;
-	const char *h;
 	char help[256];
 	char **vals;
 
@@ -87,10 +119,10 @@ static int prom_params(FILE *out)
 			names = true;
 			continue;
 		}
-		h = param_help(ents[i]->d_name);
+		p = param_info(ents[i]->d_name);
 		snprintf(help, sizeof(help), MODNAME " parameter %.200s.", ents[i]->d_name);
 		fprintf(out, "# HELP zswap_wb_param_%s %s\n# TYPE zswap_wb_param_%s gauge\n",
-			ents[i]->d_name, h ? h : help, ents[i]->d_name);
+			ents[i]->d_name, p && p->help ? p->help : help, ents[i]->d_name);
 		fprintf(out, "zswap_wb_param_%s ", ents[i]->d_name);
 		if (kind == VALUE_BOOL)
 			fputc(*vals[i] == 'Y' ? '1' : '0', out);
@@ -99,8 +131,7 @@ static int prom_params(FILE *out)
 		fputc('\n', out);
 	}
 	if (names && !ret)
-		prom_head(out, "zswap_wb_param_info", "gauge",
-			  "Parameters whose value is a name (shrink_policy: how shrink_memcg() spreads its batch over the nodes; readahead_policy: which swap readahead to skip for zswap entries), the value as a label.");
+		prom_info_head(out, ents, vals, n);
 	for (i = 0; i < n && names && !ret; i++) {
 		if (!prom_name_ok(ents[i]->d_name) || value_kind(vals[i]) != VALUE_NAME)
 			continue;
@@ -129,7 +160,7 @@ static bool prom_family(const struct stat_ent *e, char *name, size_t len)
 	s = stat_find(e->key);
 	if (!node_key(e->key, &base, &node))
 		base = strlen(e->key);
-	if (s && s->kind == STAT_LATENCY)	/* "..._us" in seconds */
+	if (s && s->usec)	/* "..._us" in seconds */
 		n = snprintf(name, len, "zswap_wb_%.*s_seconds", (int)base - 3, e->key);
 	else
 		n = snprintf(name, len, "zswap_wb_%.*s%s", (int)base, e->key,
@@ -172,7 +203,7 @@ static void prom_stats(FILE *out, const struct stats *st)
 			if (node_key(e->key, &base, &node))
 				fprintf(out, "{node=\"%s\"}", node);
 			fputc(' ', out);
-			if (s && s->kind == STAT_LATENCY && parse_num(e->val, &us))
+			if (s && s->usec && parse_num(e->val, &us))
 				prom_seconds(out, us);
 			else
 				print_num(out, e->val);

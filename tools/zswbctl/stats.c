@@ -17,54 +17,6 @@
 #include "json_writer.h"
 #include "zswbctl.h"
 
-/*
- * The statistics, worded as in Documentation/zswap_wb.rst. Only counters
- * have deltas (diff) and are Prometheus counters; a key not listed is
- * taken as a counter. Per-node keys are "<key>_node<N>".
- */
-static const struct stat_info stat_infos[] = {
-	{ "written_back", STAT_COUNTER, "Folios written back while the backend was armed." },
-	{ "freed_sync", STAT_COUNTER, "Freed right after a synchronous write (sync_free)." },
-	{ "freed_async", STAT_COUNTER,
-	  "Freed by the work item after the write ended (async_free)." },
-	{ "raced", STAT_COUNTER, "Claimed by a swapin (mapped, or out of swap cache), put back." },
-	{ "write_errors", STAT_COUNTER, "Re-dirtied by a failed write, never mapped, put back." },
-	{ "fallbacks", STAT_COUNTER, "Left on the LRU because the policy was off." },
-	{ "mark_failed", STAT_COUNTER,
-	  "Could not be marked, put on the LRU after the write." },
-	{ "work_runs", STAT_COUNTER, "Runs of the deferred-free work item." },
-	{ "requeued", STAT_COUNTER,
-	  "Ended before zswap let it go; queued by writeback_issued() once it did." },
-	{ "shrink_calls_worker", STAT_COUNTER, "shrink_memcg() calls from shrink_worker()." },
-	{ "shrink_calls_store", STAT_COUNTER, "shrink_memcg() calls from zswap_store()." },
-	{ "shrink_enoent", STAT_COUNTER, "Calls that found nothing to scan (-ENOENT)." },
-	{ "shrink_eagain", STAT_COUNTER, "Calls that scanned but wrote nothing back (-EAGAIN)." },
-	{ "store_rejects", STAT_COUNTER, "zswap_store() calls rejected because shrinking failed." },
-	{ "shrink_scanned", STAT_COUNTER, "Entries shrink_memcg() scanned on node N." },
-	{ "shrink_written", STAT_COUNTER, "Entries shrink_memcg() wrote back from node N." },
-	{ "ra_faults_alone", STAT_COUNTER,
-	  "Faults on a zswap entry read alone (both skip policies)." },
-	{ "ra_windows_shrunk", STAT_COUNTER, "Readahead windows the policy made smaller." },
-	{ "ra_zswap_slots_skipped", STAT_COUNTER,
-	  "Neighbour slots left out because they were in zswap." },
-	{ "ra_disk_slots", STAT_COUNTER, "Neighbour slots on disk left in the window." },
-	{ "queue_depth", STAT_GAUGE,
-	  "Folios on the per-CPU lists between writeback end and the work item." },
-	{ "queue_depth_max", STAT_GAUGE,
-	  "The most folios one drain took off a CPU's list since load or reset." },
-	{ "inflight", STAT_GAUGE,
-	  "Marked off-LRU folios whose write is not yet resolved (freed or put back)." },
-	{ "free_latency_p50_us", STAT_LATENCY,
-	  "50th percentile of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
-	},
-	{ "free_latency_p99_us", STAT_LATENCY,
-	  "99th percentile of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
-	},
-	{ "free_latency_max_us", STAT_LATENCY,
-	  "Maximum of the time from writeback end to free, as the upper bound of a power-of-two microsecond bucket."
-	},
-};
-
 /* Print the stats file as it is; 0 or the exit code. */
 static int stats_print(void)
 {
@@ -144,21 +96,10 @@ bool node_key(const char *key, size_t *base_len, const char **node)
 	return true;
 }
 
-/* The description of statistic @key (or of its per-node base), or NULL. */
-const struct stat_info *stat_find(const char *key)
-{
-	const char *node;
-	size_t i, len;
-
-	if (!node_key(key, &len, &node))
-		len = strlen(key);
-	for (i = 0; i < ARRAY_SIZE(stat_infos); i++)
-		if (strlen(stat_infos[i].key) == len && !strncmp(stat_infos[i].key, key, len))
-			return &stat_infos[i];
-	return NULL;
-}
-
-/* Whether @key is a counter: what zswbctl does not know is taken as one. */
+/*
+ * Whether @key is a counter, as the module's schema says: what it does not
+ * describe (or a module without a schema) is taken as one.
+ */
 static bool stat_is_counter(const char *key)
 {
 	const struct stat_info *s = stat_find(key);

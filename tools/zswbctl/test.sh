@@ -5,10 +5,12 @@
 # path against a fake sysfs/debugfs tree in a temporary directory; check the
 # Prometheus output with a text-format parser, the JSON with python3, the man
 # page with man and groff, "make install", and checkpatch.  Then the tests of
-# each source file (main.c, common.c, params.c, stats.c, json_writer.c,
-# prom.c), each section named after its file.  Prints KTAP and exits 0 only
-# if every test passed.  Never touches the real module: the paths point into
-# the fake tree and delete_module() is always skipped.
+# each source file (main.c, common.c, params.c, schema.c, stats.c,
+# json_writer.c, prom.c), each section named after its file.  The fake
+# module describes itself with the schema its sources give
+# (selftests/module_names.py).  Prints KTAP and exits 0 only if every test
+# passed.  Never touches the real module: the paths point into the fake
+# tree and delete_module() is always skipped.
 
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -259,50 +261,39 @@ result "dkms.conf has a PACKAGE_VERSION" $?
 t "--version: the version of dkms.conf" 0 "zswbctl $version" '' --version
 t "-V" 0 "zswbctl $version" '' -V
 
-# The values the module accepts, read from its sources: --help must list them.
-src_words() { # FILE ARRAY: the strings of "ARRAY[] = { ... };" in FILE
-	sed -n "/$2\\[\\] = {/,/};/p" "$1" | grep -o '"[a-z0-9_]*"' | tr -d '"'
+# The module's schema, as its debugfs "schema" holds it, read from its
+# sources: the fake module tree below describes itself with it.
+schema=$("$py" "$top/selftests/module_names.py" 2>"$tmp/names.err")
+rc=$? out=$schema err=$(<"$tmp/names.err")
+# schema_field KIND FIELD NAME: field FIELD (1-based) of the KIND line NAME.
+schema_field() {
+	awk -F'\t' -v k="$1" -v f="$2" -v n="$3" '$1 == k && $2 == n { print $f }' <<<"$schema"
 }
-shrink_names=$(src_words "$top/module/shrinker.c" zswb_shrink_policy_names)
-ra_names=$(src_words "$top/module/readahead.c" zswb_ra_policy_names)
-bool_names=$(src_words "$top/module/main.c" words)
-batch_range=$(sed -n 's/.*param_set_uint_minmax(val, kp, \([0-9]*\), \([0-9]*\)).*/\1 \2/p' \
-	"$top/module/shrinker.c")
-stat_names=$(sed -n 's/^\s*\[ZSWB_[A-Z_]*\]\s*= "\([a-z_]*\)",$/\1/p' "$top/module/stats.c")
-[ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
+shrink_names=$(schema_field param 4 shrink_policy | tr ' ' '\n')
+ra_names=$(schema_field param 4 readahead_policy | tr ' ' '\n')
+bool_names=$(schema_field param 4 sync_free | tr ' ' '\n')
+batch_range=$(schema_field param 4 shrink_batch | sed 's/\.\./ /')
+# bracketed PARAM CURRENT: the line that policy PARAM's file reads with
+# CURRENT chosen, as the module prints it.
+bracketed() {
+	schema_field param 4 "$1" | sed "s/\(^\| \)$2\( \|\$\)/\1[$2]\2/"
+}
+# glob TEXT: TEXT as a glob that matches it alone.
+glob() {
+	sed 's/[][*?\\]/\\&/g' <<<"$1"
+}
+# The counters with a line and a file each (not the per-node ones).
+stat_names=$(awk -F'\t' '$1 == "stat" && $3 == "counter" && $2 !~ /_node<N>$/ { print $2 }' \
+	<<<"$schema")
+[ "$rc" = 0 ] && [ -n "$shrink_names" ] && [ -n "$ra_names" ] && [ -n "$bool_names" ] &&
 	[ -n "$batch_range" ] && [ -n "$stat_names" ]
-result "module sources give the parameter values and counter names" $?
-
-zsw --help
-help=$out
-ok=0
-[ "$rc" = 0 ] && [ -z "$err" ] || ok=1
-for c in status get set stats diff prometheus reset unload; do
-	grep -qE "^  $c " <<<"$help" || { diag "--help: no command $c"; ok=1; }
-done
-for c in 0 1 2 3 4 5 6 64; do
-	grep -qE "^  $c +[a-z]" <<<"$help" || { diag "--help: no exit code $c"; ok=1; }
-done
-line=$(grep -E '^  shrink_policy ' <<<"$help")
-for v in $shrink_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
-line=$(grep -E '^  readahead_policy ' <<<"$help")
-for v in $ra_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
-line=$(grep -E '^  sync_free ' <<<"$help")
-for v in $bool_names; do [[ $line == *[\ \|]"$v"[\|,\ ]* ]] || ok=1; done
-read -r lo hi <<<"$batch_range"
-grep -qE "^  shrink_batch +an integer from $lo to $hi " <<<"$help" || ok=1
-[ "$ok" = 0 ]
-result "--help: commands, each parameter's values (as the module's sources), exit codes" $?
-
-t "unknown option" 64 '' "zswbctl: unknown option '--frob'"$'\n'"$usage" --frob status
-t "--json with get" 64 '' "zswbctl: --json is for status and stats, not get"$'\n'"$usage" \
-	--json get enabled
-t "prometheus: extra argument" 64 '' "$usage" prometheus a b
+result "module sources give the schema: parameter values and counter names" $?
 
 # --- A fake tree with the module's own parameters and statistics ---
 
-# fake_mod: the parameters and statistics the module has (names from its
-# sources), each counter a distinct value, two nodes, a latency histogram.
+# fake_mod: the parameters and statistics the module has, as it prints
+# them, and its schema (from its sources), each counter a distinct value,
+# two nodes, a latency histogram.
 fake_mod() {
 	local k v=101 i
 
@@ -310,9 +301,10 @@ fake_mod() {
 	mkdir -p "$p" "$d"
 	echo N >"$p/sync_free"
 	echo Y >"$p/async_free"
-	echo per_node >"$p/shrink_policy"
+	bracketed shrink_policy per_node >"$p/shrink_policy"
 	echo 32 >"$p/shrink_batch"
-	echo stock >"$p/readahead_policy"
+	bracketed readahead_policy stock >"$p/readahead_policy"
+	printf '%s\n' "$schema" >"$d/schema"
 	for k in $stat_names; do
 		echo "$k $v"
 		v=$((v + 1))
@@ -328,6 +320,44 @@ fake_mod() {
 	done >"$d/free_latency_us"
 	: >"$d/reset"
 }
+
+fake_mod
+zsw --help
+help=$out
+ok=0
+[ "$rc" = 0 ] && [ -z "$err" ] || ok=1
+for c in status get set stats diff prometheus reset unload; do
+	grep -qE "^  $c " <<<"$help" || { diag "--help: no command $c"; ok=1; }
+done
+for c in 0 1 2 3 4 5 6 64; do
+	grep -qE "^  $c +[a-z]" <<<"$help" || { diag "--help: no exit code $c"; ok=1; }
+done
+line=$(grep -E '^  shrink_policy ' <<<"$help")
+for v in $shrink_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
+[[ $line == *"(default stock)" ]] || ok=1
+line=$(grep -E '^  readahead_policy ' <<<"$help")
+for v in $ra_names; do [[ $line == *" $v"[,\ ]* ]] || ok=1; done
+line=$(grep -E '^  sync_free ' <<<"$help")
+for v in $bool_names; do [[ $line == *[\ \|]"$v"[\|,\ ]* ]] || ok=1; done
+[[ $line == *"boolean: 1|0, y|n, yes|no, on|off, true|false (default N)" ]] || ok=1
+read -r lo hi <<<"$batch_range"
+grep -qE "^  shrink_batch +an integer from $lo to $hi \(default 32\)$" <<<"$help" || ok=1
+result "--help: commands, each parameter's values and default (as the module's schema), exit codes" $ok
+rm "$d/schema"
+zsw --help
+line=$(sed -n '/^Parameters/,/^$/p' <<<"$out")
+[[ $rc == 0 && $line == *"  async_free       boolean"$'\n'* &&
+   $line == *"  shrink_batch     an integer"$'\n'* &&
+   $line == *"  shrink_policy    ${shrink_names//$'\n'/, }"$'\n'* ]]
+result "--help without a schema: the parameters as their files read" $?
+ZSWB_SYSFS=$tmp/none zsw --help
+[[ $rc == 0 && $out == *$'Parameters (/sys/module/zswap_wb/parameters):\n  (read from the running zswap_wb, which is not loaded)\n'* ]]
+result "--help without the module: says the parameters come from it" $?
+
+t "unknown option" 64 '' "zswbctl: unknown option '--frob'"$'\n'"$usage" --frob status
+t "--json with get" 64 '' "zswbctl: --json is for status and stats, not get"$'\n'"$usage" \
+	--json get enabled
+t "prometheus: extra argument" 64 '' "$usage" prometheus a b
 
 fake_mod
 zsw --json status
@@ -383,7 +413,7 @@ result "diff: every counter, per-node ones too; no gauge, no percentile" $?
 
 fake_mod
 t "set: bad policy" 64 '' \
-	"zswbctl: invalid value 'fast' for shrink_policy: one of stock, carry, split, per_node, local_first" \
+	"zswbctl: invalid value 'fast' for shrink_policy: one of ${shrink_names//$'\n'/, }" \
 	set sync_free 1 shrink_policy fast
 is "set: bad policy changes nothing" "$p/sync_free" N
 t "set: bad boolean" 64 '' \
@@ -856,9 +886,20 @@ is "params: the unknown parameter's value written" "$p/custom" 'any value'
 t "params: an odd number of names and values" 64 '' "$usage" set sync_free 1 shrink_batch
 is "params: an odd number changes nothing" "$p/sync_free" N
 
-# --- params.c: drain_flags(), the rule unload and set read from names ---
+# --- params.c and schema.c: the drain contract, from the module's schema ---
 
 fake_mod
+printf 'param\thold\tbool\t0 1\tN\tdrains\tHeld.\n' >>"$d/schema"
+for f in hold zz_free freeish; do echo Y >"$p/$f"; done
+zsw unload
+ok=0
+[[ $rc == 0 && -z $err ]] || ok=1
+for f in sync_free async_free hold; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
+for f in zz_free freeish; do [ "$(<"$p/$f")" = Y ] || { diag "$f changed"; ok=1; }; done
+result "params: unload turns off the booleans the schema says drain, whatever their names" $ok
+# A module without a schema (0.1.0): the contract it had, in the names.
+fake_mod
+rm "$d/schema"
 echo Y >"$p/zz_free"
 echo Y >"$p/freeish"
 echo Y >"$p/free_later"
@@ -869,7 +910,112 @@ ok=0
 for f in sync_free async_free zz_free; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
 for f in freeish free_later; do [ "$(<"$p/$f")" = Y ] || { diag "$f changed"; ok=1; }; done
 [ "$(<"$p/count_free")" = 5 ] || ok=1
-result "params: unload turns off every boolean ending in _free, and nothing else" $ok
+result "params: without a schema, unload turns off every boolean ending in _free, and nothing else" $ok
+fake_mod
+rm "$d/schema"
+echo 4 >"$d/inflight"
+( sleep 0.3; echo 0 >"$d/inflight" ) &
+# As the kernel does, the fake file reads N once async_free is off.
+zsw set async_free N
+wait
+[[ $rc == 0 && $err == "zswbctl: waiting for 4 folios under writeback (Ctrl-C stops waiting)" ]]
+result "params: without a schema, set waits once async_free reads N" $?
+zsw set sync_free N
+[[ $rc == 0 && -z $err ]]
+result "params: without a schema, set sync_free N does not wait" $?
+rm -f "$d/inflight"
+fake_mod
+sed -i 's/^\(param\tsync_free\t.*\t\)drains\t/\1drains,waits\t/' "$d/schema"
+echo 4 >"$d/inflight"
+( sleep 0.3; echo 0 >"$d/inflight" ) &
+zsw set sync_free 0
+wait
+[[ $rc == 0 && $err == "zswbctl: waiting for 4 folios under writeback (Ctrl-C stops waiting)" ]]
+result "params: set waits for any parameter the schema says waits" $?
+rm -f "$d/inflight"
+
+# --- get: the current choice, or every choice ---
+
+fake_mod
+t "get: a policy's current choice, brackets taken off" 0 per_node '' get shrink_policy
+t "get: the first choice current" 0 stock '' get readahead_policy
+t "get --choices: every choice, the current in brackets" 0 \
+	"$(glob "$(bracketed shrink_policy per_node)")" '' get --choices shrink_policy
+t "get -c" 0 "$(glob "$(bracketed readahead_policy stock)")" '' get -c readahead_policy
+t "get --choices of a boolean" 1 '' "zswbctl: sync_free is not a choice parameter: its value is 'N'" \
+	get --choices sync_free
+t "get --choices without a name" 64 '' "$usage" get --choices
+t "get --choices: extra argument" 64 '' "$usage" get --choices shrink_policy x
+t "get --choices: unknown parameter" 1 '' "zswbctl: unknown parameter 'nope'" get -c nope
+t "status: each policy's current choice" 0 \
+	$'async_free = Y\nreadahead_policy = stock\nshrink_batch = 32\nshrink_policy = per_node\nsync_free = N\n*' \
+	'' status
+ok=0
+for v in "[a]:a" "a [b]:b" "[a] b c:a" "a b [c]:c"; do
+	echo "${v%:*}" >"$p/custom"
+	zsw get custom
+	[[ $rc == 0 && $out == "${v#*:}" ]] || { diag "'${v%:*}': '$out'"; ok=1; }
+done
+for v in "[a b]" "a[b]" "[a]b" "[] a" "[a] [b]" "a ]b[" "[a" "a]"; do
+	echo "$v" >"$p/custom"
+	zsw get custom
+	[[ $rc == 0 && $out == "$v" ]] || { diag "'$v': '$out'"; ok=1; }
+done
+result "get: only a list of words with one in brackets is a choice" $ok
+rm "$p/custom"
+zsw set shrink_policy carry shrink_batch 0
+is "set: a value refused before writing leaves the policy as it read" "$p/shrink_policy" \
+	"$(bracketed shrink_policy per_node)"
+bracketed shrink_policy per_node >"$p/shrink_policy"
+ln -sf /proc/sys/kernel/ostype "$p/locked" 2>/dev/null
+if [ -n "$can_refuse" ]; then
+	zsw set shrink_policy carry locked x
+	is "set: the old choice written back on a refused write" "$p/shrink_policy" per_node
+else
+	skip "set: the old choice written back on a refused write" "no read-only file"
+fi
+rm -f "$p/locked"
+fake_mod
+rm "$d/schema"
+t "set: without a schema, a policy's names are those its file lists" 64 '' \
+	"zswbctl: invalid value 'fast' for shrink_policy: one of ${shrink_names//$'\n'/, }" \
+	set shrink_policy fast
+t "set: without a schema, booleans and integers are left to the module" 0 '' '' \
+	set sync_free maybe shrink_batch 5000
+is "set: left to the module, written" "$p/shrink_batch" 5000
+
+# --- schema.c: what the module says of its statistics ---
+
+fake_mod
+printf 'stat\tbroken\n' >>"$d/schema"
+zsw diff true
+[[ $rc == 0 && $out == "written_back 0"$'\n'* && $out != *inflight* &&
+   $err == "zswbctl: $d/schema: a line left out: 'stat	broken'" ]]
+result "schema: a line zswbctl cannot read is left out, said once" $?
+fake_mod
+printf 'stat\tfresh\tgauge\t-\tA new gauge.\nstat\tpool_node<N>\tgauge\t-\tPer node.\n' \
+	>>"$d/schema"
+printf '%s\n' "fresh 1" "pool_node0 5" "other 3" >>"$d/stats"
+zsw diff -- sh -c "sed -i 's/^fresh 1$/fresh 9/; s/^pool_node0 5$/pool_node0 7/; s/^other 3$/other 4/' '$d/stats'"
+[[ $rc == 0 && $out == *$'\nother 1' && $out != *fresh* && $out != *pool_node* ]]
+result "schema: diff leaves out what the schema calls a gauge, per node too" $?
+zsw prometheus
+grep -qx '# TYPE zswap_wb_fresh gauge' <<<"$out" &&
+	grep -qx '# HELP zswap_wb_fresh A new gauge.' <<<"$out" &&
+	grep -qx 'zswap_wb_pool{node="0"} 7' <<<"$out" &&
+	grep -qx '# TYPE zswap_wb_other_total counter' <<<"$out"
+result "schema: prometheus types and describes a statistic as the schema says" $?
+fake_mod
+zsw prometheus
+grep -qx '# HELP zswap_wb_param_info Parameters whose value is a name (readahead_policy: which swap readahead to skip for zswap entries on a swapin fault; shrink_policy: how shrink_memcg() spreads its batch over the nodes), the value as a label.' <<<"$out"
+result "schema: the HELP of zswap_wb_param_info names each policy in the module's words" $?
+rm "$d/schema"
+zsw prometheus
+grep -qx '# HELP zswap_wb_param_info Parameters whose value is a name, the value as a label.' <<<"$out" &&
+	grep -qx '# HELP zswap_wb_param_sync_free zswap_wb parameter sync_free.' <<<"$out" &&
+	grep -qx '# TYPE zswap_wb_queue_depth_total counter' <<<"$out"
+result "schema: without one, parameters have no help and every statistic is a counter" $?
+
 fake_mod
 echo 4 >"$d/inflight"
 ok=0
@@ -900,8 +1046,10 @@ t "stats: a key ends at the first blank, its value after any blanks" 0 $'7\n8\n\
 rm "$d/stats"
 t "stats: no stats file" 1 '' "zswbctl: cannot read $d/stats: No such file or directory" stats
 printf 'a 10\nb 5\nc x\nqueue_depth 1\nfree_latency_max_us 4\n' >"$d/stats"
+printf 'stat\tqueue_depth\tgauge\t-\tQ.\nstat\tfree_latency_max_us\tgauge\tus\tL.\n' >"$d/schema"
 t "diff: a counter that fell, one that appeared, one not a number" 0 $'a -6\nb 0' '' \
 	diff -- sh -c "printf 'a 4\nb 5\nc y\nd 1\nqueue_depth 9\nfree_latency_max_us 8\n' >'$d/stats'"
+rm "$d/schema"
 fake
 rm -r "$p"
 t "status: a module without parameters shows the statistics" 0 "$(<"$d/stats")" '' status

@@ -4,7 +4,8 @@
  * table, the options, the usage and exit codes); params.c reads and sets
  * the module parameters; stats.c reads the statistics; prom.c writes them
  * in the Prometheus text format; common.c holds the file helpers and says
- * why the module or debugfs is not there. Every JSON byte comes from
+ * why the module or debugfs is not there; schema.c reads what the module
+ * says of its statistics and parameters. Every JSON byte comes from
  * json_writer.c, the kernel's bpftool's.
  */
 #ifndef ZSWBCTL_H
@@ -64,10 +65,49 @@ enum value_kind {
 };
 
 enum value_kind value_kind(const char *val);
+const char *current_choice(const char *val, char *buf, size_t len);
+
+/* schema.c: the module's description of its statistics and parameters. */
+enum stat_kind { STAT_COUNTER, STAT_GAUGE };
+
+struct stat_info {
+	const char *key;	/* per node: the base of "<key>_node<N>" */
+	enum stat_kind kind;
+	bool per_node;
+	bool usec;		/* a time in microseconds */
+	const char *help;
+};
+
+enum param_type {
+	PARAM_BOOL,	/* values: the module's words, in pairs: off, on */
+	PARAM_UINT,	/* min..max, if ranged */
+	PARAM_CHOICE,	/* values: the names */
+	PARAM_OTHER,	/* the fallback's: anything else */
+};
+
+/* What turning a parameter off means for the folios in flight (its flags). */
+#define DRAIN_ON_UNLOAD	0x1	/* "drains": unload turns it off first, waits for inflight */
+#define DRAIN_WAIT_OFF	0x2	/* "waits": off leaves folios in flight, set waits for them */
+
+struct param_info {
+	const char *name;
+	enum param_type type;
+	char **values;		/* NULL-terminated; NULL when not known */
+	bool ranged;
+	unsigned long min, max;
+	const char *def;	/* NULL when not known */
+	unsigned int flags;	/* the schema's; param_flags() falls back */
+	const char *help;	/* NULL when not known */
+};
+
+const struct stat_info *stat_find(const char *key);
+size_t param_infos(const struct param_info **list);
+const struct param_info *param_info(const char *name);
+unsigned int param_flags(const char *name);
 
 /* params.c */
 void print_params_help(void);
-const char *param_help(const char *name);
+char *param_read_raw(const char *name, int *err);
 char *param_read(const char *name, int *err);
 int read_failed(const char *name, int err);
 int param_list(struct dirent ***ents);
@@ -77,14 +117,6 @@ int cmd_set(char **argv);
 int cmd_unload(char **argv);
 
 /* stats.c */
-enum stat_kind { STAT_COUNTER, STAT_GAUGE, STAT_LATENCY };
-
-struct stat_info {
-	const char *key;
-	enum stat_kind kind;
-	const char *help;
-};
-
 struct stat_ent {
 	const char *key;
 	const char *val;
@@ -105,7 +137,6 @@ struct latency {
 };
 
 bool node_key(const char *key, size_t *base_len, const char **node);
-const struct stat_info *stat_find(const char *key);
 int stats_load(struct stats *st);
 void stats_free(struct stats *st);
 int latency_load(struct latency *lat);
