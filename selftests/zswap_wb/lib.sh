@@ -28,31 +28,6 @@ cg_stop() {
 	cg_kill "$1"
 }
 
-# rotate N WORD...: the words rotated left by N, so that the variants of a
-# benchmark take turns at running first.
-rotate() {
-	r=$1
-	shift
-	echo "$@" | awk -v r="$r" '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }'
-}
-
-# bench_rounds ITERATIONS "VARIANTS" GROUP...: for each group, ITERATIONS
-# rounds of one_run GROUP VARIANT ROUND over every variant, the variant
-# order rotating from round to round (off on, on off, ...).
-bench_rounds() {
-	rounds=$1 variants=$2
-	shift 2
-	for group in "$@"; do
-		round=0
-		while [ $round -lt "$rounds" ]; do
-			for variant in $(rotate $round $variants); do
-				one_run "$group" "$variant" $round
-			done
-			round=$((round + 1))
-		done
-	done
-}
-
 # wb_resolved: folios written back whose fate is known: freed, put back
 # (raced, write error, not marked) or left on the LRU by a policy that was
 # off. Equals written_back once nothing is in flight.
@@ -119,13 +94,4 @@ unload() {
 		sleep 0.1
 		t=$((t + 1))
 	done
-}
-
-# policy_off POL: turn POL off; set_param waits until the folios in flight
-# are resolved, then the writeback point is disarmed within a second (a
-# work item retries that), so that no static key flips during the next
-# timed run of a benchmark.
-policy_off() {
-	set_param "$1" 0 || return 1
-	sleep 2
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Application benchmark, run in the Debian 12 guest by tools/bench/apps/run.sh
-# from its payload directory (with lib.sh, kbuild/ and redisgen beside it):
+# from its payload directory (with lib.sh and guest.sh, kbuild/ and redisgen
+# beside it):
 #
 #   apps.sh ITERATIONS WORKLOAD...          WORKLOAD: build, redis
 #
@@ -62,12 +63,6 @@ ZRAM_POLICIES="zram-sync_free zram-all"
 VMSTAT_KEYS="pgrotated zswpwb pswpin pswpout swap_ra swap_ra_hit thp_swpout"
 failed=0
 
-# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
-# softirq steal), in USER_HZ ticks.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
-}
-
 # cpu_delta "BEFORE" "AFTER": busy CPU seconds of all CPUs, and its parts.
 cpu_delta() {
 	echo "$1 $2" | awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '{
@@ -77,17 +72,7 @@ cpu_delta() {
 	}'
 }
 
-# psi some|full: the total stall time in us of the memcg's memory.pressure.
-psi() {
-	awk -v k="$1" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
-		"$CG_ROOT/bench/memory.pressure" 2>/dev/null || echo 0
-}
-
 zswap_stat() { cat "/sys/kernel/debug/zswap/$1" 2>/dev/null || echo 0; }
-
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # variant_on VARIANT: the swap kind it runs on, its policies switched on.
 variant_on() {
@@ -193,7 +178,7 @@ one_run() {
 	t1=$(uptime_s)
 	c1=$(cpu_ticks)
 	line="RESULT $wl $variant $it $app time_s=$(elapsed "$t0" "$t1") $(cpu_delta "$c0" "$c1")"
-	line="$line psi_some_us=$(psi some) psi_full_us=$(psi full)"
+	line="$line psi_some_us=$(psi bench some) psi_full_us=$(psi bench full)"
 	line="$line peak_mb=$(( $(cat "$CG_ROOT/bench/memory.peak") >> 20 ))"
 	for k in $VMSTAT_KEYS; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""

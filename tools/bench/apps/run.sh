@@ -47,7 +47,7 @@ payload=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps.XXXXXX")
 trap 'rm -rf "$payload"' EXIT
 bash tools/bench/apps/kbuild.sh "$payload/kbuild" $objects
 gcc -O2 -Wall -Wextra -Werror -static -o "$payload/redisgen" tools/bench/apps/redisgen.c
-cp selftests/zswap_wb/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh "$payload/"
+cp tools/bench/guest/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh "$payload/"
 
 # The guest's knobs, passed on as they are.
 knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)

@@ -18,7 +18,7 @@
 #   pgscan, pgsteal, pgmajfault, zswpin, zswpout, ws_*  the memcg's
 #                          memory.stat; the other counters are /proc/vmstat
 #                          deltas and zswap_wb's debugfs counters
-. /selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
 iters=${1:-3}
 shift
 SIZE=${ZSWB_BENCH_SIZE:-100}
@@ -29,12 +29,6 @@ VMSTAT_KEYS="pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_
 modprobe zswap_wb || exit 1
 zswap_on
 
-# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
-# softirq steal), in USER_HZ ticks.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
-}
-
 # cpu_delta "BEFORE" "AFTER": the CPU time figures of a run, in seconds.
 cpu_delta() {
 	echo "$1 $2" | awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '{
@@ -42,12 +36,6 @@ cpu_delta() {
 		printf "cpu_s=%.2f user_s=%.2f sys_s=%.2f irq_s=%.2f softirq_s=%.2f idle_s=%.2f iowait_s=%.2f",
 			d[1] + d[2] + d[3] + d[6] + d[7] + d[8], d[1] + d[2], d[3], d[6], d[7], d[4], d[5]
 	}'
-}
-
-# psi CG some|full: the total stall time in us of a memcg's memory.pressure.
-psi() {
-	awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
-		"$CG_ROOT/$1/memory.pressure" 2>/dev/null || echo 0
 }
 
 cgevent() {
@@ -68,12 +56,12 @@ one_run() {
 		eval "a_$k=$(vmstat $k)"
 	done
 	c0=$(cpu_ticks)
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	c1=$(cpu_ticks)
 	swapcached=$(meminfo SwapCached)
-	line="RESULT $kind $variant $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="RESULT $kind $variant $it time_s=$(elapsed "$t0" "$t1")"
 	line="$line $(cpu_delta "$c0" "$c1")"
 	line="$line psi_some_us=$(psi bench some) psi_full_us=$(psi bench full) events_max=$(cgevent bench max)"
 	for k in $VMSTAT_KEYS; do

@@ -9,7 +9,7 @@
 # (sustained thrash: zswap's own memory is charged to the memcg too), light
 # in a 180M memcg. Each readahead_policy per
 # iteration, the order rotating. One RESULT line per run.
-. /selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
 iters=${1:-3}
 shift
 POLICIES="stock skip_fault skip_zswap_slots"
@@ -32,10 +32,10 @@ one_run() {
 	for k in zswpin zswpout swap_ra swap_ra_hit pswpin pswpout; do
 		eval "a_$k=$(vmstat $k)"
 	done
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	cg_run bench thrash --size 200 --passes 1 --random "${ZSWB_RA_RANDOM_S:-10}" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	line="RESULT $wl $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	t1=$(uptime_s)
+	line="RESULT $wl $pol $it time_s=$(elapsed "$t0" "$t1")"
 	for k in swap_ra swap_ra_hit zswpin zswpout pswpin pswpout; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
 	done

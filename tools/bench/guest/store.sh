@@ -51,7 +51,7 @@
 #                    the mean and smallest usage in percent of ZMAX
 #   trace_overrun    events the trace buffer lost (0, or the percentiles
 #                    are of a sample)
-. /selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
 iters=${1:-3}
 WRITERS=${ZSWB_BENCH_WRITERS:-16}
 SIZE=${ZSWB_BENCH_STORE_SIZE:-3}
@@ -141,13 +141,13 @@ run_once() {
 	echo 1 > $TR/tracing_on
 	cgsample $CG_ROOT/bench/memory.zswap.current "$zmax" "$SAMPLE_MS" > /tmp/sample.out &
 	spid=$!
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	kill -CONT $(cat $CG_ROOT/bench/cgroup.procs)
 	failed=0
 	for pid in $pids; do
 		wait "$pid" || failed=$((failed + 1))
 	done
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	kill -TERM $spid
 	wait $spid
 	echo 0 > $TR/tracing_on
@@ -166,7 +166,7 @@ run_once() {
 		return 1
 	fi
 
-	line="RESULT $group $variant $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="RESULT $group $variant $it time_s=$(elapsed "$t0" "$t1")"
 	zo=$(( $(vmstat zswpout) - a_zswpout ))
 	rej=$(( $(vmstat pswpout) - a_pswpout - wb ))
 	# Every store either stored the folio (zswpout) or rejected it, and
