@@ -62,20 +62,12 @@ env_args="ZSWB_BENCH_SIZE=${ZSWB_BENCH_SIZE:-100} ZSWB_BENCH_CG_MAX=${ZSWB_BENCH
 icount="--icount ${ZSWB_BENCH_ICOUNT:-3}"
 [ "${ZSWB_BENCH_ICOUNT:-}" != off ] || icount=""
 
-# derive LOG JSON: add the figures the issue asks for, then report.
 prompt_free() {
 	local log=bench-results/prompt-free.log
 	bash tools/vm/run.sh $icount --timeout 3600 --cmd "ZSWB_BENCH_AA=1 $env_args /bench/prompt_free.sh ${ZSWB_BENCH_PAIRS:-5} disk zram file" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
-	# Rename the swap kinds as the JSON wants them; add the derived figures.
-	awk '{ sub(/\r$/, "") } $1 == "RESULT" {
-		sub(/^disk$/, "async", $2); sub(/^zram$/, "sync", $2)
-		for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		bypass = v["pswpout"] - v["zswpwb"]
-		pct = v["zswpwb"] ? 100.0 * v["freed"] / v["zswpwb"] : 0
-		printf "%s bypassed_zswap=%d freed_prompt_pct=%.3f\n", $0, bypass, pct
-		next } { print }' "$log" > "$log.derived"
-	python3 tools/bench/report.py prompt-free "$log.derived" bench-results/prompt-free.json
+	# report.py names the swap kinds as the JSON does and adds the derived figures.
+	python3 tools/bench/report.py prompt-free "$log" bench-results/prompt-free.json
 }
 
 profile() {
