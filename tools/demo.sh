@@ -15,7 +15,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 total=$(( iter * 2 * 2 ))
 echo "demo: booting the hooked kernel; $total runs (2 swap kinds, off and on, $iter each), about half a minute each under TCG"
-bash tools/vm/run.sh --timeout 1800 --cmd "/bench/prompt_free.sh $iter disk zram" > "$log" 2>&1 &
+bash tools/vm/run.sh --timeout 1800 --cmd "ZSWB_BENCH_AA=0 /bench/prompt_free.sh $iter disk zram" > "$log" 2>&1 &
 vm=$!
 # A line as each run finishes, while the VM goes on.
 n=0

@@ -6,8 +6,8 @@
 # For each KIND (disk = async virtio-blk, zram = sync, file = swap file on
 # ext4), the same workload runs with the policy off and on, in PAIRS
 # alternated pairs (off on, on off, ...), each run on fresh swap and a fresh
-# memcg. With ZSWB_BENCH_AA=1 an A/A pair (variant "aa", the policy off
-# twice) runs first, to size the noise. One "RESULT kind variant iteration
+# memcg. An A/A pair (variant "aa", the policy off twice) runs first, to
+# size the noise, unless ZSWB_BENCH_AA=0. One "RESULT kind variant iteration
 # key=value..." line per run:
 #   time_s                 wall time of the workload
 #   cpu_s                  guest CPU time, all CPUs (/proc/stat user + nice +
@@ -19,7 +19,7 @@
 #                          memory.stat; the other counters are /proc/vmstat
 #                          deltas and zswap_wb's debugfs counters
 . "$(dirname "$0")/lib.sh"
-iters=${1:-3}
+iters=${1:-5}
 shift
 SIZE=${ZSWB_BENCH_SIZE:-100}
 CG_MAX=${ZSWB_BENCH_CG_MAX:-34M}
@@ -79,7 +79,7 @@ one_run() {
 	swap_off
 }
 
-if [ "${ZSWB_BENCH_AA:-0}" = 1 ]; then
+if [ "${ZSWB_BENCH_AA:-1}" = 1 ]; then
 	for kind in "$@"; do
 		one_run "$kind" aa 0
 		one_run "$kind" aa 1

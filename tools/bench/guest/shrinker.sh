@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 iters=${1:-3}
 shift
-DURATION=${ZSWB_BENCH_DURATION:-20}
+DURATION=${ZSWB_BENCH_DURATION:-12}
 TRICKLE=${ZSWB_BENCH_TRICKLE:-30}
 POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
