@@ -3,8 +3,9 @@
 #
 # Build the test VM's initramfs: static busybox, /init, the kernel's
 # modules with zswap_wb in updates/, the static guest programs, the
-# selftests in /selftests and the benchmarks' guest scripts in /bench, each
-# directory with its copy of the helpers they share (tools/vm/guest.sh).
+# selftests in /selftests and the benchmarks' guest scripts in /bench (with
+# their knobs in /bench/config), each directory with its copy of the
+# helpers they share (tools/vm/guest.sh).
 # Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz, or $ZSWB_INITRD (path
 # printed). ZSWB_KO puts another zswap_wb.ko in it.
 set -eu
@@ -44,6 +45,7 @@ rm -rf "$root/selftests/modules" "$root"/selftests/*.c
 cp "$ZSWB_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/"
 cp "$ZSWB_TOP/Documentation/zswap_wb.rst" "$root/selftests/"
 mkdir -p "$root/bench" && cp "$ZSWB_TOP"/tools/bench/guest/*.sh "$root/bench/"
+cp -r "$ZSWB_TOP/tools/bench/config" "$root/bench/"
 for d in selftests bench; do
 	cp "$ZSWB_TOP/tools/vm/guest.sh" "$root/$d/"
 done

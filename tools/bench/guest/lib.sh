@@ -6,6 +6,14 @@
 
 . "$(dirname "$0")/guest.sh"
 
+# bench_config NAME: the knobs of make bench (config/common.conf) and of
+# the benchmark NAME (config/NAME.conf), as the environment sets them or at
+# their defaults; the host driver reads the same files.
+bench_config() {
+	. "$(dirname "$0")/config/common.conf"
+	. "$(dirname "$0")/config/$1.conf"
+}
+
 # uptime_s: seconds since boot, to time a run.
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 

@@ -19,12 +19,13 @@
 # switches), and a
 # "RESULT kind variant-mode 0 ..." line with the run's figures.
 . "$(dirname "$0")/lib.sh"
+bench_config profile
 kind=$1
 shift
-SIZE=${ZSWB_BENCH_SIZE:-150}
-CG_MAX=${ZSWB_BENCH_CG_MAX:-50M}
-PASSES=${ZSWB_BENCH_PASSES:-2}
-TOP=${ZSWB_PROFILE_TOP:-150}
+SIZE=$ZSWB_BENCH_SIZE
+CG_MAX=$ZSWB_BENCH_CG_MAX
+PASSES=$ZSWB_BENCH_PASSES
+TOP=$ZSWB_PROFILE_TOP
 TR=/sys/kernel/tracing
 FUNCS="zswb_free_workfn zswb_writeback_end zswb_writeback_issued zswb_writeback_prepare
 zswb_alloc_off_lru zswap_writeback_entry zswap_wb_remove_folio folio_end_writeback
@@ -126,7 +127,7 @@ one_profile() {
 }
 
 for variant in "$@"; do
-	for mode in ${ZSWB_PROFILE_MODES:-self incl}; do
+	for mode in $ZSWB_PROFILE_MODES; do
 		one_profile "$variant" "$mode"
 	done
 done

@@ -19,11 +19,12 @@
 #                          memory.stat; the other counters are /proc/vmstat
 #                          deltas and zswap_wb's debugfs counters
 . "$(dirname "$0")/lib.sh"
-iters=${1:-5}
+bench_config prompt-free
+iters=${1:-$ZSWB_BENCH_PAIRS}
 shift
-SIZE=${ZSWB_BENCH_SIZE:-100}
-CG_MAX=${ZSWB_BENCH_CG_MAX:-34M}
-PASSES=${ZSWB_BENCH_PASSES:-2}
+SIZE=$ZSWB_BENCH_SIZE
+CG_MAX=$ZSWB_BENCH_CG_MAX
+PASSES=$ZSWB_BENCH_PASSES
 VMSTAT_KEYS="pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon swap_ra swap_ra_hit"
 
 modprobe zswap_wb || exit 1
@@ -79,7 +80,7 @@ one_run() {
 	swap_off
 }
 
-if [ "${ZSWB_BENCH_AA:-1}" = 1 ]; then
+if [ "$ZSWB_BENCH_AA" = 1 ]; then
 	for kind in "$@"; do
 		one_run "$kind" aa 0
 		one_run "$kind" aa 1

@@ -20,10 +20,11 @@
 # robin as it walks a host's services (see idle_memcgs in tools/vm/guest.sh).
 # One "RESULT case policy iteration key=value..." line per run.
 . "$(dirname "$0")/lib.sh"
-iters=${1:-3}
+bench_config shrinker
+iters=${1:-$ZSWB_BENCH_ITER}
 shift
-DURATION=${ZSWB_BENCH_DURATION:-12}
-TRICKLE=${ZSWB_BENCH_TRICKLE:-30}
+DURATION=$ZSWB_BENCH_DURATION
+TRICKLE=$ZSWB_BENCH_TRICKLE
 POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
 
