@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The A/B demo of 'make demo': one VM boot, the module loaded, a 300 MiB
-# workload walked twice in a 100M memcg with zswap and its shrinker on;
+# The A/B demo of 'make demo': one VM boot, the module loaded, the
+# prompt-free benchmark's workload (tools/bench/config/prompt-free.conf:
+# 100 MiB walked twice in a 34M memcg) with zswap and its shrinker on;
 # prompt freeing off vs on, alternated, 2 iterations each, on async disk
 # swap and on zram. Prints the table: pgrotated is what prompt freeing
 # removes.
