@@ -187,11 +187,31 @@ suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
 
-# make bench refuses bad input before it builds or boots anything.
+# bench_knobs_conf, bench_knobs_doc: "FILE NAME DEFAULT" for every knob of
+# tools/bench/config/*.conf, as the files set them and as running.rst's
+# tables (one per file, "Benchmark knobs") list them.
+bench_knobs_conf() {
+	awk 'FNR == 1 { f = FILENAME; sub(/.*\//, "", f) }
+		/^ZSWB_/ {
+			n = substr($0, 1, index($0, "=") - 1); p = n "=${" n ":-"
+			if (index($0, p) != 1 || $0 !~ /}$/) { print f, n, "(not NAME=${NAME:-default})"; next }
+			print f, n, substr($0, length(p) + 1, length($0) - length(p) - 1) }' tools/bench/config/*.conf
+}
+bench_knobs_doc() {
+	awk '/^\.\. list-table::/ { f = ""; if (match($0, /config\/[a-z-]+\.conf/)) f = substr($0, RSTART + 7, RLENGTH - 7) }
+		f != "" && /^   \* - ``ZSWB_/ {
+			n = $0; gsub(/^   \* - ``|``$/, "", n)
+			getline d; sub(/^     - /, "", d)
+			if (d == "(empty)") d = ""; else gsub(/^``|``$/, "", d)
+			print f, n, d }' Documentation/running.rst
+}
+
+# make bench refuses bad input before it builds or boots anything, and
+# running.rst lists its knobs as tools/bench/config sets them.
 suite_bench_args() {
 	local msg v
 	ktap_print_header
-	ktap_set_plan 3
+	ktap_set_plan 4
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -208,6 +228,15 @@ suite_bench_args() {
 			echo "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_BENCH_JOBS=$v is refused"
 		fi
 	done
+	# The files in any order, the knobs of each in the file's order.
+	bench_knobs_conf | sort -s -k1,1 > "$out/knobs.conf"
+	bench_knobs_doc | sort -s -k1,1 > "$out/knobs.doc"
+	if [ -s "$out/knobs.conf" ] && diff "$out/knobs.conf" "$out/knobs.doc" > "$out/knobs.diff"; then
+		ktap_test_pass "running.rst lists the $(wc -l < "$out/knobs.conf") benchmark knobs with their defaults"
+	else
+		sed 's/^/# /' "$out/knobs.diff"
+		ktap_test_fail "running.rst lists the benchmark knobs with their defaults"
+	fi
 }
 
 vm_group() {

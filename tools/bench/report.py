@@ -3,11 +3,18 @@
 """Turn the RESULT lines of a benchmark run into a table and a JSON file.
 
     report.py BENCH LOG [JSON]
+    report.py --each KEY... < LOG
 
-RESULT lines are "RESULT group variant iteration key=value ...". The table
-has one row per metric and group, medians of the iterations for each
-variant, and the change of each variant against the first one (the
-baseline). The JSON holds, per group and variant, the medians of every key.
+RESULT lines are "RESULT group variant iteration key=value ..."; this is
+the one place that reads them. The table has one row per metric and
+group, medians of the iterations for each variant, and the change of each
+variant against the first one (the baseline). The JSON holds, per group
+and variant, the medians of every key.
+
+prompt-free, and demo (make demo, the same guest script): the guest's swap
+kinds are renamed as the tables and the JSON name them (disk: async, zram:
+sync), and each run gains figures computed from its counters (DERIVED):
+bypassed_zswap (prompt-free only) and freed_prompt_pct.
 
 Paired runs: when a group has the variants "off" and "on" and runs with
 the same iteration number, each such pair gives a ratio on/off of every
@@ -22,7 +29,12 @@ the stock runs of its swap kind ("stock" on disk, "zram-stock" on zram):
 metric, baseline, policy, delta of the medians, and "paired", the median
 of the ratios of each policy run to the stock run beside it (added to the
 JSON as KEY_paired_ratio); then a matrix of the changes per workload.
+
+--each: for every RESULT line on stdin as it comes, one line "group
+variant iteration VALUE..." with the values of the KEYs as the line wrote
+them ("-" for a key it lacks), for progress lines while a run goes on.
 """
+import io
 import json
 import statistics
 import sys
@@ -31,25 +43,80 @@ from collections import OrderedDict
 RATIO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal")
 
 
-def parse(path):
-    """{group: {variant: [{key: value}]}} and {group: {variant: {iteration: {key: value}}}}."""
-    runs = OrderedDict()
-    by_iter = OrderedDict()
+def result(line):
+    """(group, variant, iteration, {key: value as written}) of a RESULT
+    line, None for any other line."""
+    f = line.split()
+    if len(f) < 4 or f[0] != "RESULT":
+        return None
+    return f[1], f[2], f[3], OrderedDict(kv.partition("=")[::2] for kv in f[4:])
+
+
+def results(path):
+    """The RESULT lines of a log, in order: (group, variant, iteration,
+    {key: value}), the values that are numbers."""
+    out = []
     # The guest's serial console ends lines with "\r\n": keep "\r" inside.
     for line in open(path, errors="replace", newline="\n"):
-        f = line.split()
-        if len(f) < 4 or f[0] != "RESULT":
+        r = result(line)
+        if r is None:
             continue
-        group, variant = f[1], f[2]
         vals = {}
-        for kv in f[4:]:
-            k, _, v = kv.partition("=")
+        for k, v in r[3].items():
             try:
                 vals[k] = float(v)
             except ValueError:
                 pass
+        out.append((r[0], r[1], r[2], vals))
+    return out
+
+
+# Figures computed from the counters of a prompt-free run.
+def bypassed_zswap(v):
+    """Pages swapped out without going through zswap: pswpout - zswpwb."""
+    return float(int(v.get("pswpout", 0) - v.get("zswpwb", 0)))
+
+
+def freed_prompt_pct(v):
+    """The share of the written-back folios that were freed promptly."""
+    if not v.get("zswpwb"):
+        return 0.0
+    return float(f"{100.0 * v.get('freed', 0) / v['zswpwb']:.3f}")
+
+
+DERIVED = {"bypassed_zswap": bypassed_zswap, "freed_prompt_pct": freed_prompt_pct}
+
+# BENCH: (title of its tables, new names of its groups, derived figures).
+BENCHES = {
+    "prompt-free": ("prompt-free", {"disk": "async", "zram": "sync"},
+                    ("bypassed_zswap", "freed_prompt_pct")),
+    "demo": ("demo: zswap_wb prompt freeing, off vs on",
+             {"disk": "async_(virtio-blk)", "zram": "sync_(zram)"}, ("freed_prompt_pct",)),
+}
+
+
+def title(bench):
+    return BENCHES[bench][0] if bench in BENCHES else bench
+
+
+def derive(bench, seq):
+    """The runs of seq with the group names and the figures of BENCHES."""
+    _, names, derived = BENCHES.get(bench, (bench, {}, ()))
+    out = []
+    for group, variant, it, vals in seq:
+        for k in derived:
+            vals[k] = DERIVED[k](vals)
+        out.append((names.get(group, group), variant, it, vals))
+    return out
+
+
+def parse(seq):
+    """{group: {variant: [{key: value}]}} and {group: {variant: {iteration: {key: value}}}}."""
+    runs = OrderedDict()
+    by_iter = OrderedDict()
+    for group, variant, it, vals in seq:
         runs.setdefault(group, OrderedDict()).setdefault(variant, []).append(vals)
-        by_iter.setdefault(group, OrderedDict()).setdefault(variant, OrderedDict())[f[3]] = vals
+        by_iter.setdefault(group, OrderedDict()).setdefault(variant, OrderedDict())[it] = vals
     return runs, by_iter
 
 
@@ -145,20 +212,9 @@ def apps_baseline(variant):
     return "zram-stock" if variant.startswith("zram-") else "stock"
 
 
-def apps_neighbours(path):
+def apps_neighbours(seq):
     """{workload: {variant: {key: [policy/stock ratios of adjacent runs]}}}."""
-    seq = []
-    for line in open(path, errors="replace", newline="\n"):
-        f = line.split()
-        if len(f) >= 4 and f[0] == "RESULT":
-            vals = {}
-            for kv in f[4:]:
-                k, _, v = kv.partition("=")
-                try:
-                    vals[k] = float(v)
-                except ValueError:
-                    pass
-            seq.append((f[1], f[2], vals))
+    seq = [(wl, variant, vals) for wl, variant, _, vals in seq]
     out = OrderedDict()
     for j, (wl, variant, vals) in enumerate(seq):
         base = apps_baseline(variant)
@@ -231,8 +287,8 @@ def apps_summary(meds):
     return "\n".join(lines)
 
 
-def apps_main(log, meds, out):
-    pairs = apps_neighbours(log)
+def apps_main(seq, meds, out):
+    pairs = apps_neighbours(seq)
     print("== apps")
     print(apps_tables(meds, pairs))
     print(apps_summary(meds))
@@ -248,26 +304,38 @@ def apps_main(log, meds, out):
     return 0
 
 
+def each(keys):
+    """--each KEY...: a line per RESULT line of stdin, as it comes."""
+    for line in io.TextIOWrapper(sys.stdin.buffer, errors="replace", newline="\n"):
+        r = result(line)
+        if r is not None:
+            print(" ".join(list(r[:3]) + [r[3].get(k, "-") for k in keys]), flush=True)
+    return 0
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--each":
+        return each(sys.argv[2:])
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 64
     bench, log = sys.argv[1], sys.argv[2]
-    runs, by_iter = parse(log)
+    seq = derive(bench, results(log))
+    runs, by_iter = parse(seq)
     if not runs:
         print(f"report.py: no RESULT line in {log}", file=sys.stderr)
         return 1
     ratios = pair_ratios(by_iter)
     meds = medians(runs)
     if bench == "apps":
-        return apps_main(log, meds, sys.argv[3] if len(sys.argv) > 3 else None)
+        return apps_main(seq, meds, sys.argv[3] if len(sys.argv) > 3 else None)
     keys = []
     for variants in meds.values():
         for vals in variants.values():
             for k in vals:
                 if k not in keys and k != "iterations":
                     keys.append(k)
-    print(f"== {bench}")
+    print(f"== {title(bench)}")
     print(table(meds, keys))
     if ratios:
         print(ratio_table(ratios))

@@ -16,9 +16,9 @@
 #   its clock counts the instructions both vCPUs execute, so time and CPU
 #   time measure the work done, not what the host's other jobs left of a
 #   core (Documentation/results.rst has the data).
-# profile (not part of the default run): the prompt-free workload at half
-#   size off and on under the kernel's function profiler, on disk swap
-#   (ZSWB_PROFILE_KINDS), functions by self time and entry points by
+# profile (not part of the default run): the prompt-free workload (150 MiB
+#   in a 50M memcg) off and on under the kernel's function profiler, on
+#   disk swap (ZSWB_PROFILE_KINDS), functions by self time and entry points by
 #   time with callees; bench-results/profile.log.
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
 #   against each shrink_policy, order rotated, 3 iterations (case1: 30 s
@@ -41,14 +41,10 @@
 #   tools/bench/apps/run.sh says how.
 # With more than one benchmark asked and two host cores, two run at a time
 # (ZSWB_BENCH_JOBS=1: one after the other).
-# Environment: ZSWB_BENCH_ITER (iterations), ZSWB_BENCH_PAIRS (prompt-free
-# pairs, default 5), ZSWB_BENCH_SIZE,
-# ZSWB_BENCH_CG_MAX, ZSWB_BENCH_PASSES (the prompt-free workload),
-# ZSWB_BENCH_ICOUNT (prompt-free, store: the icount shift, or off for host
-# time), ZSWB_BENCH_WRITERS, _STORE_SIZE, _STORE_CG_MAX, _ZSWAP_MAX,
-# _STORE_PASSES, _STORE_BATCH, _SAMPLE_MS, _UNTRACED, _SLEEP_TIME (store:
-# tools/bench/guest/store.sh),
-# ZSWB_BENCH_DURATION, ZSWB_BENCH_TRICKLE (shrinker: case2 and case1 s).
+# Knobs: tools/bench/config/, make bench's own (ZSWB_BENCH_JOBS, _ITER,
+# _ICOUNT) in common.conf and each benchmark's in NAME.conf, with their
+# defaults; Documentation/running.rst has the table. Every knob of a
+# benchmark's file goes on to its guest script, which reads the same file.
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 zswb_need python3
@@ -56,33 +52,35 @@ cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead store"
 EXTRA="profile apps"
 names=${*:-$ALL}
-iter=${ZSWB_BENCH_ITER:-3}
 mkdir -p bench-results
-env_args="ZSWB_BENCH_SIZE=${ZSWB_BENCH_SIZE:-100} ZSWB_BENCH_CG_MAX=${ZSWB_BENCH_CG_MAX:-34M} ZSWB_BENCH_PASSES=${ZSWB_BENCH_PASSES:-2}"
-icount="--icount ${ZSWB_BENCH_ICOUNT:-3}"
-[ "${ZSWB_BENCH_ICOUNT:-}" != off ] || icount=""
+conf=tools/bench/config
+. "$conf/common.conf"
+icount="--icount $ZSWB_BENCH_ICOUNT"
+[ "$ZSWB_BENCH_ICOUNT" != off ] || icount=""
 
-# derive LOG JSON: add the figures the issue asks for, then report.
+# knobs NAME: every knob of config/NAME.conf (sourced first, by run_one) as
+# NAME='value' words for the guest's command line.
+knobs() {
+	local v
+	for v in $(sed -n 's/^\(ZSWB_[A-Z0-9_]*\)=.*/\1/p' "$conf/$1.conf"); do
+		printf "%s='%s' " "$v" "${!v}"
+	done
+}
+
 prompt_free() {
 	local log=bench-results/prompt-free.log
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "ZSWB_BENCH_AA=1 $env_args /bench/prompt_free.sh ${ZSWB_BENCH_PAIRS:-5} disk zram file" |
+	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs prompt-free)/bench/prompt_free.sh $ZSWB_BENCH_PAIRS disk zram file" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
-	# Rename the swap kinds as the JSON wants them; add the derived figures.
-	awk '{ sub(/\r$/, "") } $1 == "RESULT" {
-		sub(/^disk$/, "async", $2); sub(/^zram$/, "sync", $2)
-		for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		bypass = v["pswpout"] - v["zswpwb"]
-		pct = v["zswpwb"] ? 100.0 * v["freed"] / v["zswpwb"] : 0
-		printf "%s bypassed_zswap=%d freed_prompt_pct=%.3f\n", $0, bypass, pct
-		next } { print }' "$log" > "$log.derived"
-	python3 tools/bench/report.py prompt-free "$log.derived" bench-results/prompt-free.json
+	# report.py names the swap kinds as the JSON does and adds the derived figures.
+	python3 tools/bench/report.py prompt-free "$log" bench-results/prompt-free.json
 }
 
 profile() {
 	local log=bench-results/profile.log
-	local k cmd=""
-	for k in ${ZSWB_PROFILE_KINDS:-disk}; do
-		cmd="$cmd /bench/profile.sh $k off on;"
+	local k cmd="" args
+	args=$(knobs profile)
+	for k in $ZSWB_PROFILE_KINDS; do
+		cmd="$cmd $args/bench/profile.sh $k off on;"
 	done
 	bash tools/vm/run.sh --timeout 3600 --cmd "$cmd" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
@@ -92,38 +90,39 @@ profile() {
 
 shrinker() {
 	local log=bench-results/shrinker.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "ZSWB_BENCH_DURATION=${ZSWB_BENCH_DURATION:-12} ZSWB_BENCH_TRICKLE=${ZSWB_BENCH_TRICKLE:-30} /bench/shrinker.sh $iter case1 case2a case2b" |
+	bash tools/vm/run.sh --timeout 3600 --cmd "$(knobs shrinker)/bench/shrinker.sh $ZSWB_BENCH_ITER case1 case2a case2b" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
 
 readahead() {
 	local log=bench-results/readahead.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "/bench/readahead.sh $iter heavy light" |
+	bash tools/vm/run.sh --timeout 3600 --cmd "$(knobs readahead)/bench/readahead.sh $ZSWB_BENCH_ITER heavy light" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py readahead "$log" bench-results/readahead.json
 }
 
 store() {
-	local log=bench-results/store.log v args=""
-	for v in WRITERS STORE_SIZE STORE_CG_MAX ZSWAP_MAX STORE_PASSES STORE_BATCH SAMPLE_MS UNTRACED SLEEP_TIME; do
-		v=ZSWB_BENCH_$v
-		[ -z "${!v:-}" ] || args="$args $v=${!v}"
-	done
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$args /bench/store.sh $iter" |
+	local log=bench-results/store.log
+	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs store)/bench/store.sh $ZSWB_BENCH_ITER" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py store "$log" bench-results/store.json
 }
 
+# run_one NAME: the benchmark, with its knobs in a shell of its own
+# (prompt-free and profile give the same knobs defaults of their own).
 run_one() {
-	case "$1" in
-	prompt-free) prompt_free ;;
-	shrinker) shrinker ;;
-	readahead) readahead ;;
-	store) store ;;
-	profile) profile ;;
-	apps) bash tools/bench/apps/run.sh ;;
-	esac
+	(
+		. "$conf/$1.conf"
+		case "$1" in
+		prompt-free) prompt_free ;;
+		shrinker) shrinker ;;
+		readahead) readahead ;;
+		store) store ;;
+		profile) profile ;;
+		apps) bash tools/bench/apps/run.sh ;;
+		esac
+	)
 }
 
 # Minutes of one host core each takes (Documentation/running.rst, "Run
@@ -142,7 +141,7 @@ for n in $names; do
 	esac
 done
 
-jobs=${ZSWB_BENCH_JOBS:-$(nproc)}
+jobs=$ZSWB_BENCH_JOBS
 case "$jobs" in
 ''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$jobs'" ;;
 esac

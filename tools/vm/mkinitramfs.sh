@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the test VM's initramfs: static busybox, /init, the kernel's
-# modules with zswap_wb in updates/, the static guest programs and the
-# selftests. Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz, or $ZSWB_INITRD
-# (path printed). ZSWB_KO puts another zswap_wb.ko in it.
+# modules with zswap_wb in updates/, the static guest programs, the
+# selftests in /selftests and the benchmarks' guest scripts in /bench (with
+# their knobs in /bench/config), each directory with its copy of the
+# helpers they share (tools/vm/guest.sh).
+# Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz, or $ZSWB_INITRD (path
+# printed). ZSWB_KO puts another zswap_wb.ko in it.
 set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 zswb_dirs
@@ -42,6 +45,10 @@ rm -rf "$root/selftests/modules" "$root"/selftests/*.c
 cp "$ZSWB_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$root/selftests/"
 cp "$ZSWB_TOP/Documentation/zswap_wb.rst" "$root/selftests/"
 mkdir -p "$root/bench" && cp "$ZSWB_TOP"/tools/bench/guest/*.sh "$root/bench/"
+cp -r "$ZSWB_TOP/tools/bench/config" "$root/bench/"
+for d in selftests bench; do
+	cp "$ZSWB_TOP/tools/vm/guest.sh" "$root/$d/"
+done
 echo "$KREL" > "$root/etc/zswb-kernelrelease"
 
 out=${ZSWB_INITRD:-$ZSWB_OBJ/zswb-initramfs.cpio.gz}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Application benchmark, run in the Debian 12 guest by tools/bench/apps/run.sh
-# from its payload directory (with lib.sh, kbuild/ and redisgen beside it):
+# from its payload directory (with lib.sh, guest.sh, config/, kbuild/ and
+# redisgen beside it):
 #
 #   apps.sh ITERATIONS WORKLOAD...          WORKLOAD: build, redis
 #
@@ -37,36 +38,28 @@
 #                memory.zswap.max that shrinking could not make room for
 #                (store_rejects), poorly compressible pages (compress_poor)
 #   freed, store_rejects, shrink_calls, ra_faults_alone  zswap_wb's counters
-# Environment (defaults): ZSWB_APPS_BUILD_CG (64M), ZSWB_APPS_BUILD_ZSWAP
-# (6M), ZSWB_APPS_REDIS_KEYS (45000), ZSWB_APPS_REDIS_SIZE (1000),
-# ZSWB_APPS_REDIS_REQUESTS (8000), ZSWB_APPS_REDIS_CLIENTS (20),
-# ZSWB_APPS_REDIS_CG (30M), ZSWB_APPS_REDIS_ZSWAP (3M),
-# ZSWB_APPS_VARIANTS (a subset, e.g. "stock all", for a quick run).
+# Knobs: ZSWB_APPS_BUILD_*, _REDIS_* and _VARIANTS, in config/apps.conf
+# (tools/bench/config/) with their defaults.
 set -u
 cd "$(dirname "$0")" || exit 1
 here=$(pwd)
 . ./lib.sh
+bench_config apps
 
 iters=${1:?iterations}
 shift
-BUILD_CG=${ZSWB_APPS_BUILD_CG:-64M}
-BUILD_ZSWAP=${ZSWB_APPS_BUILD_ZSWAP:-6M}
-REDIS_KEYS=${ZSWB_APPS_REDIS_KEYS:-45000}
-REDIS_SIZE=${ZSWB_APPS_REDIS_SIZE:-1000}
-REDIS_REQUESTS=${ZSWB_APPS_REDIS_REQUESTS:-8000}
-REDIS_CLIENTS=${ZSWB_APPS_REDIS_CLIENTS:-20}
-REDIS_CG=${ZSWB_APPS_REDIS_CG:-30M}
-REDIS_ZSWAP=${ZSWB_APPS_REDIS_ZSWAP:-3M}
+BUILD_CG=$ZSWB_APPS_BUILD_CG
+BUILD_ZSWAP=$ZSWB_APPS_BUILD_ZSWAP
+REDIS_KEYS=$ZSWB_APPS_REDIS_KEYS
+REDIS_SIZE=$ZSWB_APPS_REDIS_SIZE
+REDIS_REQUESTS=$ZSWB_APPS_REDIS_REQUESTS
+REDIS_CLIENTS=$ZSWB_APPS_REDIS_CLIENTS
+REDIS_CG=$ZSWB_APPS_REDIS_CG
+REDIS_ZSWAP=$ZSWB_APPS_REDIS_ZSWAP
 DISK_POLICIES="async_free skip_fault skip_zswap_slots per_node all"
 ZRAM_POLICIES="zram-sync_free zram-all"
 VMSTAT_KEYS="pgrotated zswpwb pswpin pswpout swap_ra swap_ra_hit thp_swpout"
 failed=0
-
-# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
-# softirq steal), in USER_HZ ticks.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
-}
 
 # cpu_delta "BEFORE" "AFTER": busy CPU seconds of all CPUs, and its parts.
 cpu_delta() {
@@ -77,17 +70,7 @@ cpu_delta() {
 	}'
 }
 
-# psi some|full: the total stall time in us of the memcg's memory.pressure.
-psi() {
-	awk -v k="$1" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
-		"$CG_ROOT/bench/memory.pressure" 2>/dev/null || echo 0
-}
-
 zswap_stat() { cat "/sys/kernel/debug/zswap/$1" 2>/dev/null || echo 0; }
-
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
-
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # variant_on VARIANT: the swap kind it runs on, its policies switched on.
 variant_on() {
@@ -193,7 +176,7 @@ one_run() {
 	t1=$(uptime_s)
 	c1=$(cpu_ticks)
 	line="RESULT $wl $variant $it $app time_s=$(elapsed "$t0" "$t1") $(cpu_delta "$c0" "$c1")"
-	line="$line psi_some_us=$(psi some) psi_full_us=$(psi full)"
+	line="$line psi_some_us=$(psi bench some) psi_full_us=$(psi bench full)"
 	line="$line peak_mb=$(( $(cat "$CG_ROOT/bench/memory.peak") >> 20 ))"
 	for k in $VMSTAT_KEYS; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
@@ -227,7 +210,7 @@ round() {
 	set -- $(rotate "$r" $ZRAM_POLICIES)
 	seq="$seq $1 zram-stock $2"
 	for p in $seq; do
-		if [ -n "${ZSWB_APPS_VARIANTS:-}" ]; then
+		if [ -n "$ZSWB_APPS_VARIANTS" ]; then
 			case " $ZSWB_APPS_VARIANTS " in *" $p "*) ;; *) continue ;; esac
 		fi
 		one_run "$wl" "$p" "$r"

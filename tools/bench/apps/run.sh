@@ -21,21 +21,23 @@
 # counts the instructions it executes, so that the times it measures follow
 # the work done and not what the host's other jobs leave of a core.
 #
-# Environment: ZSWB_BENCH_ITER (rounds, default 3); ZSWB_BENCH_ICOUNT (the
-# icount shift, default 3, or off for host time); ZSWB_APPS_OBJECTS (the
-# objects the build workload compiles); ZSWB_APPS_TIMEOUT (the VM's, in s);
-# the guest's ZSWB_APPS_* knobs (apps.sh) are passed on.
+# Knobs: ZSWB_BENCH_ITER (rounds) and ZSWB_BENCH_ICOUNT in
+# tools/bench/config/common.conf, this benchmark's in apps.conf, with their
+# defaults; the guest's (ZSWB_APPS_BUILD_*, _REDIS_*, _VARIANTS) are passed
+# on when the environment sets them, and apps.sh reads the same files.
 set -eu
 . "$(dirname "$0")/../../kernel/common.sh"
 zswb_need python3 gcc libc6-dev
 cd "$ZSWB_TOP"
 begin=$(date +%s)
-iter=${ZSWB_BENCH_ITER:-3}
+. tools/bench/config/common.conf
+. tools/bench/config/apps.conf
+iter=$ZSWB_BENCH_ITER
 workloads=${*:-build redis}
-objects=${ZSWB_APPS_OBJECTS:-mm/zpool.o mm/mmzone.o}
-timeout=${ZSWB_APPS_TIMEOUT:-$((1800 + iter * 2400))}
-icount="--icount ${ZSWB_BENCH_ICOUNT:-3}"
-[ "${ZSWB_BENCH_ICOUNT:-}" != off ] || icount=""
+objects=$ZSWB_APPS_OBJECTS
+timeout=$ZSWB_APPS_TIMEOUT
+icount="--icount $ZSWB_BENCH_ICOUNT"
+[ "$ZSWB_BENCH_ICOUNT" != off ] || icount=""
 log=bench-results/apps.log
 mkdir -p bench-results
 
@@ -47,7 +49,8 @@ payload=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps.XXXXXX")
 trap 'rm -rf "$payload"' EXIT
 bash tools/bench/apps/kbuild.sh "$payload/kbuild" $objects
 gcc -O2 -Wall -Wextra -Werror -static -o "$payload/redisgen" tools/bench/apps/redisgen.c
-cp selftests/zswap_wb/lib.sh tools/bench/apps/apps.sh "$payload/"
+cp tools/bench/guest/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh "$payload/"
+cp -r tools/bench/config "$payload/"
 
 # The guest's knobs, passed on as they are.
 knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)

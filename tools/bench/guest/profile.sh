@@ -18,13 +18,14 @@
 # (busy and idle ticks per CPU, virtio interrupts per CPU, context
 # switches), and a
 # "RESULT kind variant-mode 0 ..." line with the run's figures.
-. /selftests/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_config profile
 kind=$1
 shift
-SIZE=${ZSWB_BENCH_SIZE:-150}
-CG_MAX=${ZSWB_BENCH_CG_MAX:-50M}
-PASSES=${ZSWB_BENCH_PASSES:-2}
-TOP=${ZSWB_PROFILE_TOP:-150}
+SIZE=$ZSWB_BENCH_SIZE
+CG_MAX=$ZSWB_BENCH_CG_MAX
+PASSES=$ZSWB_BENCH_PASSES
+TOP=$ZSWB_PROFILE_TOP
 TR=/sys/kernel/tracing
 FUNCS="zswb_free_workfn zswb_writeback_end zswb_writeback_issued zswb_writeback_prepare
 zswb_alloc_off_lru zswap_writeback_entry zswap_wb_remove_folio folio_end_writeback
@@ -94,9 +95,9 @@ one_profile() {
 	c0=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
 	percpu > /tmp/percpu0
 	echo 1 > $TR/function_profile_enabled
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	echo 0 > $TR/function_profile_enabled
 	c1=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
 	percpu > /tmp/percpu1
@@ -113,7 +114,7 @@ one_profile() {
 	else
 		dump "$kind" "$variant" "$mode" 0 "$FUNCS"
 	fi
-	echo "RESULT $kind $variant-$mode 0 time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" \
+	echo "RESULT $kind $variant-$mode 0 time_s=$(elapsed "$t0" "$t1")" \
 		"$(echo "$c0 $c1" | awk '{ printf "busy_s=%.2f idle_s=%.2f", ($3 - $1) / 100, ($4 - $2) / 100 }')" \
 		"pswpin=$(( $(vmstat pswpin) - a_pswpin )) pgrotated=$(( $(vmstat pgrotated) - a_rot ))" \
 		"pgmajfault=$(cgstat bench pgmajfault) pgscan=$(cgstat bench pgscan) pgsteal=$(cgstat bench pgsteal)" \
@@ -126,7 +127,7 @@ one_profile() {
 }
 
 for variant in "$@"; do
-	for mode in ${ZSWB_PROFILE_MODES:-self incl}; do
+	for mode in $ZSWB_PROFILE_MODES; do
 		one_profile "$variant" "$mode"
 	done
 done

@@ -6,8 +6,8 @@
 # For each KIND (disk = async virtio-blk, zram = sync, file = swap file on
 # ext4), the same workload runs with the policy off and on, in PAIRS
 # alternated pairs (off on, on off, ...), each run on fresh swap and a fresh
-# memcg. With ZSWB_BENCH_AA=1 an A/A pair (variant "aa", the policy off
-# twice) runs first, to size the noise. One "RESULT kind variant iteration
+# memcg. An A/A pair (variant "aa", the policy off twice) runs first, to
+# size the noise, unless ZSWB_BENCH_AA=0. One "RESULT kind variant iteration
 # key=value..." line per run:
 #   time_s                 wall time of the workload
 #   cpu_s                  guest CPU time, all CPUs (/proc/stat user + nice +
@@ -18,22 +18,17 @@
 #   pgscan, pgsteal, pgmajfault, zswpin, zswpout, ws_*  the memcg's
 #                          memory.stat; the other counters are /proc/vmstat
 #                          deltas and zswap_wb's debugfs counters
-. /selftests/lib.sh
-iters=${1:-3}
+. "$(dirname "$0")/lib.sh"
+bench_config prompt-free
+iters=${1:-$ZSWB_BENCH_PAIRS}
 shift
-SIZE=${ZSWB_BENCH_SIZE:-100}
-CG_MAX=${ZSWB_BENCH_CG_MAX:-34M}
-PASSES=${ZSWB_BENCH_PASSES:-2}
+SIZE=$ZSWB_BENCH_SIZE
+CG_MAX=$ZSWB_BENCH_CG_MAX
+PASSES=$ZSWB_BENCH_PASSES
 VMSTAT_KEYS="pgrotated zswpwb pswpout pswpin workingset_refault_anon workingset_activate_anon swap_ra swap_ra_hit"
 
 modprobe zswap_wb || exit 1
 zswap_on
-
-# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
-# softirq steal), in USER_HZ ticks.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
-}
 
 # cpu_delta "BEFORE" "AFTER": the CPU time figures of a run, in seconds.
 cpu_delta() {
@@ -42,12 +37,6 @@ cpu_delta() {
 		printf "cpu_s=%.2f user_s=%.2f sys_s=%.2f irq_s=%.2f softirq_s=%.2f idle_s=%.2f iowait_s=%.2f",
 			d[1] + d[2] + d[3] + d[6] + d[7] + d[8], d[1] + d[2], d[3], d[6], d[7], d[4], d[5]
 	}'
-}
-
-# psi CG some|full: the total stall time in us of a memcg's memory.pressure.
-psi() {
-	awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
-		"$CG_ROOT/$1/memory.pressure" 2>/dev/null || echo 0
 }
 
 cgevent() {
@@ -68,12 +57,12 @@ one_run() {
 		eval "a_$k=$(vmstat $k)"
 	done
 	c0=$(cpu_ticks)
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	c1=$(cpu_ticks)
 	swapcached=$(meminfo SwapCached)
-	line="RESULT $kind $variant $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="RESULT $kind $variant $it time_s=$(elapsed "$t0" "$t1")"
 	line="$line $(cpu_delta "$c0" "$c1")"
 	line="$line psi_some_us=$(psi bench some) psi_full_us=$(psi bench full) events_max=$(cgevent bench max)"
 	for k in $VMSTAT_KEYS; do
@@ -91,7 +80,7 @@ one_run() {
 	swap_off
 }
 
-if [ "${ZSWB_BENCH_AA:-0}" = 1 ]; then
+if [ "$ZSWB_BENCH_AA" = 1 ]; then
 	for kind in "$@"; do
 		one_run "$kind" aa 0
 		one_run "$kind" aa 1

@@ -9,8 +9,9 @@
 # (sustained thrash: zswap's own memory is charged to the memcg too), light
 # in a 180M memcg. Each readahead_policy per
 # iteration, the order rotating. One RESULT line per run.
-. /selftests/lib.sh
-iters=${1:-3}
+. "$(dirname "$0")/lib.sh"
+bench_config readahead
+iters=${1:-$ZSWB_BENCH_ITER}
 shift
 POLICIES="stock skip_fault skip_zswap_slots"
 P=/sys/module/zswap/parameters
@@ -19,8 +20,8 @@ modprobe zswap_wb || exit 1
 
 one_run() {
 	wl=$1 pol=$2 it=$3
-	max=${ZSWB_RA_HEAVY_MAX:-130M}
-	[ "$wl" = light ] && max=${ZSWB_RA_LIGHT_MAX:-180M}
+	max=$ZSWB_RA_HEAVY_MAX
+	[ "$wl" = light ] && max=$ZSWB_RA_LIGHT_MAX
 	zswap_on
 	echo N > $P/shrinker_enabled
 	swap_on disk 1000 || return 1
@@ -32,10 +33,10 @@ one_run() {
 	for k in zswpin zswpout swap_ra swap_ra_hit pswpin pswpout; do
 		eval "a_$k=$(vmstat $k)"
 	done
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	cg_run bench thrash --size 200 --passes 1 --random "${ZSWB_RA_RANDOM_S:-10}" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	line="RESULT $wl $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	t0=$(uptime_s)
+	cg_run bench thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
+	t1=$(uptime_s)
+	line="RESULT $wl $pol $it time_s=$(elapsed "$t0" "$t1")"
 	for k in swap_ra swap_ra_hit zswpin zswpout pswpin pswpout; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
 	done

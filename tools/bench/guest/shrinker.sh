@@ -17,13 +17,14 @@
 # As in the seed, every case runs with zswap's own shrinker off (so that
 # every writeback comes from shrink_memcg()) and accept_threshold_percent=50,
 # beside 32 idle memcgs, which shrink_worker() walks round
-# robin as it walks a host's services (see idle_memcgs in lib.sh).
+# robin as it walks a host's services (see idle_memcgs in tools/vm/guest.sh).
 # One "RESULT case policy iteration key=value..." line per run.
-. /selftests/lib.sh
-iters=${1:-3}
+. "$(dirname "$0")/lib.sh"
+bench_config shrinker
+iters=${1:-$ZSWB_BENCH_ITER}
 shift
-DURATION=${ZSWB_BENCH_DURATION:-20}
-TRICKLE=${ZSWB_BENCH_TRICKLE:-30}
+DURATION=$ZSWB_BENCH_DURATION
+TRICKLE=$ZSWB_BENCH_TRICKLE
 POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
 
@@ -51,7 +52,7 @@ snapshot() {
 	done
 	a_plh=$(zs pool_limit_hit)
 	[ $runs = 0 ] || a_runs=$(worker_runs)
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 }
 
 one_run() {
@@ -108,10 +109,10 @@ one_run() {
 		wait
 		grep -h mismatches /tmp/out.* | grep -v "mismatches 0" | sed 's/^/# thrash: /'
 	fi
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	w0=$(wbstat shrink_written_node0) w1=$(wbstat shrink_written_node1)
 	cw=$(wbstat shrink_calls_worker) cs=$(wbstat shrink_calls_store)
-	line="RESULT $case $pol $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="RESULT $case $pol $it time_s=$(elapsed "$t0" "$t1")"
 	line="$line shrink_calls=$((cw + cs)) shrink_calls_worker=$cw shrink_calls_store=$cs"
 	[ $runs = 0 ] || line="$line shrink_worker_runs=$(( $(worker_runs) - a_runs ))"
 	wb=$(( $(vmstat zswpwb) - a_zswpwb ))

@@ -51,17 +51,18 @@
 #                    the mean and smallest usage in percent of ZMAX
 #   trace_overrun    events the trace buffer lost (0, or the percentiles
 #                    are of a sample)
-. /selftests/lib.sh
-iters=${1:-3}
-WRITERS=${ZSWB_BENCH_WRITERS:-16}
-SIZE=${ZSWB_BENCH_STORE_SIZE:-3}
-CG_MAX=${ZSWB_BENCH_STORE_CG_MAX:-36M}
-ZMAX=${ZSWB_BENCH_ZSWAP_MAX:-2M}
-PASSES=${ZSWB_BENCH_STORE_PASSES:-1}
-BATCH=${ZSWB_BENCH_STORE_BATCH:-1024}
-SAMPLE_MS=${ZSWB_BENCH_SAMPLE_MS:-10}
-UNTRACED=${ZSWB_BENCH_UNTRACED:-1}
-SLEEP_TIME=${ZSWB_BENCH_SLEEP_TIME:-1}
+. "$(dirname "$0")/lib.sh"
+bench_config store
+iters=${1:-$ZSWB_BENCH_ITER}
+WRITERS=$ZSWB_BENCH_WRITERS
+SIZE=$ZSWB_BENCH_STORE_SIZE
+CG_MAX=$ZSWB_BENCH_STORE_CG_MAX
+ZMAX=$ZSWB_BENCH_ZSWAP_MAX
+PASSES=$ZSWB_BENCH_STORE_PASSES
+BATCH=$ZSWB_BENCH_STORE_BATCH
+SAMPLE_MS=$ZSWB_BENCH_SAMPLE_MS
+UNTRACED=$ZSWB_BENCH_UNTRACED
+SLEEP_TIME=$ZSWB_BENCH_SLEEP_TIME
 POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
 TR=/sys/kernel/tracing
@@ -141,13 +142,13 @@ run_once() {
 	echo 1 > $TR/tracing_on
 	cgsample $CG_ROOT/bench/memory.zswap.current "$zmax" "$SAMPLE_MS" > /tmp/sample.out &
 	spid=$!
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_s)
 	kill -CONT $(cat $CG_ROOT/bench/cgroup.procs)
 	failed=0
 	for pid in $pids; do
 		wait "$pid" || failed=$((failed + 1))
 	done
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_s)
 	kill -TERM $spid
 	wait $spid
 	echo 0 > $TR/tracing_on
@@ -166,7 +167,7 @@ run_once() {
 		return 1
 	fi
 
-	line="RESULT $group $variant $it time_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	line="RESULT $group $variant $it time_s=$(elapsed "$t0" "$t1")"
 	zo=$(( $(vmstat zswpout) - a_zswpout ))
 	rej=$(( $(vmstat pswpout) - a_pswpout - wb ))
 	# Every store either stored the folio (zswpout) or rejected it, and

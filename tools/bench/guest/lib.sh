@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the benchmarks, sourced inside the test VM (and by apps.sh in
+# the Debian guest) from the directory of the script that sources it,
+# beside the ones every guest script shares (tools/vm/guest.sh).
+
+. "$(dirname "$0")/guest.sh"
+
+# bench_config NAME: the knobs of make bench (config/common.conf) and of
+# the benchmark NAME (config/NAME.conf), as the environment sets them or at
+# their defaults; the host driver reads the same files.
+bench_config() {
+	. "$(dirname "$0")/config/common.conf"
+	. "$(dirname "$0")/config/$1.conf"
+}
+
+# uptime_s: seconds since boot, to time a run.
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# elapsed T0 T1: the seconds from T0 to T1 (uptime_s), to two decimals.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
+# softirq steal), in USER_HZ ticks.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
+}
+
+# psi CG some|full: the total stall time in us of a memcg's memory.pressure.
+psi() {
+	awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \
+		"$CG_ROOT/$1/memory.pressure" 2>/dev/null || echo 0
+}
+
+# rotate N WORD...: the words rotated left by N, so that the variants of a
+# benchmark take turns at running first.
+rotate() {
+	local r=$1
+	shift
+	echo "$@" | awk -v r="$r" '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }'
+}
+
+# bench_rounds ITERATIONS "VARIANTS" GROUP...: for each group, ITERATIONS
+# rounds of one_run GROUP VARIANT ROUND over every variant, the variant
+# order rotating from round to round (off on, on off, ...).
+bench_rounds() {
+	local rounds=$1 variants=$2 group round variant
+	shift 2
+	for group in "$@"; do
+		round=0
+		while [ $round -lt "$rounds" ]; do
+			for variant in $(rotate $round $variants); do
+				one_run "$group" "$variant" $round
+			done
+			round=$((round + 1))
+		done
+	done
+}
+
+# policy_off POL: turn POL off; set_param waits until the folios in flight
+# are resolved, then the writeback point is disarmed within a second (a
+# work item retries that), so that no static key flips during the next
+# timed run of a benchmark.
+policy_off() {
+	set_param "$1" 0 || return 1
+	sleep 2
+}

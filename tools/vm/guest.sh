@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for every script run inside the test VM: the counters, swap,
+# memcgs and the module's parameters. Not run by itself: the tests' lib.sh
+# (selftests/zswap_wb/) and the benchmarks' (tools/bench/guest/) source it
+# from their own directory, where tools/vm/mkinitramfs.sh puts a copy (and
+# tools/bench/apps/run.sh, for the Debian guest).
+
+ZSWB_PARAMS=/sys/module/zswap_wb/parameters
+ZSWB_DEBUGFS=/sys/kernel/debug/zswap_wb
+CG_ROOT=/sys/fs/cgroup
+
+# vmstat NAME: the current value of a /proc/vmstat counter.
+vmstat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat
+}
+
+# wbstat NAME: a zswap_wb counter from the debugfs stats file.
+wbstat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$ZSWB_DEBUGFS/stats"
+}
+
+# cgstat CG NAME: a memory.stat value of a cgroup.
+cgstat() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CG_ROOT/$1/memory.stat"
+}
+
+meminfo() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+# zswap_on: enable zswap with its shrinker, lzo and zsmalloc.
+zswap_on() {
+	echo lzo > /sys/module/zswap/parameters/compressor
+	echo 1 > /sys/module/zswap/parameters/enabled
+	echo Y > /sys/module/zswap/parameters/shrinker_enabled
+}
+
+# swap_on KIND [MiB]: swap on zram, disk (virtio-blk), nvme or file (ext4).
+swap_on() {
+	local kind=$1 size=${2:-1000} dev
+	case "$kind" in
+	zram)
+		[ -e /sys/block/zram0 ] || cat /sys/class/zram-control/hot_add >/dev/null
+		echo 1 > /sys/block/zram0/reset
+		echo "${size}M" > /sys/block/zram0/disksize
+		dev=/dev/zram0 ;;
+	disk)
+		echo 0 > /sys/block/vda/queue/rotational
+		dev=/dev/vda ;;
+	nvme)
+		dev=/dev/nvme0n1 ;;
+	file)
+		mkdir -p /mnt/fs
+		is_mounted /mnt/fs || mount -t ext4 /dev/vdb /mnt/fs || return 1
+		rm -f /mnt/fs/swapfile
+		dd if=/dev/zero of=/mnt/fs/swapfile bs=1M count="$size" 2>/dev/null || return 1
+		chmod 600 /mnt/fs/swapfile
+		dev=/mnt/fs/swapfile ;;
+	*)
+		echo "swap_on: unknown kind $kind" >&2
+		return 1 ;;
+	esac
+	mkswap "$dev" >/dev/null && swapon "$dev"
+}
+
+is_mounted() {
+	awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
+}
+
+swap_off() {
+	local dev
+	for dev in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
+		swapoff "$dev"
+	done
+	[ -e /sys/block/zram0 ] && echo 1 > /sys/block/zram0/reset
+	is_mounted /mnt/fs && { rm -f /mnt/fs/swapfile; umount /mnt/fs; }
+	return 0
+}
+
+# cg_new NAME MAX: a fresh memcg with memory.max MAX (e.g. 100M).
+cg_new() {
+	cg_del "$1" || return 1
+	mkdir "$CG_ROOT/$1" && echo "$2" > "$CG_ROOT/$1/memory.max"
+}
+
+# cg_run NAME CMD...: run CMD inside memcg NAME.
+cg_run() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_ROOT/$cg" "$@"
+}
+
+# cg_kill NAME: kill every process in memcg NAME (a job started with
+# "cg_run ... &" is a subshell: killing $! leaves its command running) and
+# wait until they are gone.
+cg_kill() {
+	echo 1 > "$CG_ROOT/$1/cgroup.kill"
+	while grep -q "populated 1" "$CG_ROOT/$1/cgroup.events"; do
+		sleep 0.1
+	done
+}
+
+# cg_del NAME: kill what is left in memcg NAME and remove it.
+cg_del() {
+	[ -d "$CG_ROOT/$1" ] || return 0
+	cg_kill "$1"
+	rmdir "$CG_ROOT/$1" || { echo "# cannot remove memcg $1" >&2; return 1; }
+}
+
+# idle_memcgs N: N empty memcgs (idle1..idleN), or none with N=0.
+# shrink_worker() walks every online memcg round robin and calls
+# shrink_memcg() on each; a fleet host runs its services in memcgs of
+# their own, the VM has only the root and the test's. Empty memcgs stand in
+# for them, so that the worker's walk is as long as on a host.
+idle_memcgs() {
+	local d i=1
+	for d in "$CG_ROOT"/idle*; do
+		[ -d "$d" ] && rmdir "$d"
+	done
+	while [ "$i" -le "$1" ]; do
+		mkdir "$CG_ROOT/idle$i" || return 1
+		i=$((i + 1))
+	done
+}
+
+# set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
+# Turning async_free off does not wait for the folios in flight; like
+# zswbctl, this waits (up to 60 s) until none is left.
+set_param() {
+	local w=0
+	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
+	[ "$1" = async_free ] && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
+	while [ "$(wbstat inflight)" -gt 0 ]; do
+		[ $w -lt 600 ] || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
+		sleep 0.1
+		w=$((w + 1))
+	done
+}
+
+# wait_stopped PID: wait until PID has stopped itself (SIGSTOP); fails if
+# it exits first.
+wait_stopped() {
+	while [ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" != T ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
