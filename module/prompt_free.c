@@ -388,9 +388,12 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 	}
 	old = READ_ONCE(*word);
 	if (old != zswb_mark(ZSWB_MARKED) && old != zswb_mark(ZSWB_ENDED)) {
-		/* Not marked (the policy was just turned off): stock LRU. */
-		if (!READ_ONCE(async_free))
-			zswb_count(ZSWB_FALLBACKS);
+		/*
+		 * Not marked: the policy was off when writeback_prepare() ran
+		 * (it may be on again by now). Stock LRU, and counted either
+		 * way, or a toggle would lose the folio from the accounting.
+		 */
+		zswb_count(ZSWB_FALLBACKS);
 		folio_add_lru(folio);
 		folio_put(folio);
 		return;
