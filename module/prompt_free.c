@@ -256,9 +256,21 @@ static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
 	return NULL;
 }
 
-static bool zswb_remove(struct folio *folio)
+/*
+ * zswap_wb_remove_folio() with the target for @folio's memcg, looked up
+ * once per run of folios of one memcg: the lookup reads page counters
+ * that every charge writes. @memcg and @target carry it from folio to
+ * folio; start with *memcg NULL. A folio's memcg is stable while it is
+ * locked, and one still charged keeps its ancestors.
+ */
+static bool zswb_remove(struct folio *folio, struct mem_cgroup **memcg,
+			struct mem_cgroup **target)
 {
-	return zswap_wb_remove_folio(folio, zswb_reclaim_target(folio));
+	if (!*memcg || folio_memcg(folio) != *memcg) {
+		*memcg = folio_memcg(folio);
+		*target = zswb_reclaim_target(folio);
+	}
+	return zswap_wb_remove_folio(folio, *target);
 }
 
 /*
@@ -315,11 +327,13 @@ static void zswb_putback_busy(struct folio *folio)
  */
 static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
 {
+	struct mem_cgroup *memcg = NULL, *target;
+
 	if (!folio_trylock(folio)) {
 		zswb_putback_busy(folio);
 		return;
 	}
-	if (!zswb_remove(folio)) {
+	if (!zswb_remove(folio, &memcg, &target)) {
 		zswb_putback_locked(folio);
 		return;
 	}
@@ -451,6 +465,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	unsigned int lat[ZSWB_LAT_BUCKETS] = { 0 };
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
+	struct mem_cgroup *memcg = NULL, *target = NULL;
 	unsigned long taken = 0, freed = 0;
 	int i;
 
@@ -477,7 +492,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 			zswb_putback_busy(folio);
 			continue;
 		}
-		if (!zswb_remove(folio)) {
+		if (!zswb_remove(folio, &memcg, &target)) {
 			zswb_putback_locked(folio);
 			continue;
 		}
