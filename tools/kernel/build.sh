@@ -101,6 +101,11 @@ configure() {
 mkdir -p "$ZSWB_CACHE"
 zswb_need $PKGS
 zswb_dirs
+# Two trees (or make targets) building against one cache take turns: the
+# source is patched and the modules reinstalled in place. mkinitramfs.sh
+# reads the installed modules under the same lock, shared.
+exec 7> "$ZSWB_CACHE/.build.lock"
+flock 7
 mkdir -p "$ZSWB_OBJ"
 echo "kernel source: Debian $ZSWB_SRCPKG $ZSWB_SRCVER"
 extract
