@@ -91,7 +91,7 @@ BENCHES = {
     "prompt-free": ("prompt-free", {"disk": "async", "zram": "sync"},
                     ("bypassed_zswap", "freed_prompt_pct")),
     "demo": ("demo: zswap_wb prompt freeing, off vs on",
-             {"disk": "async_(virtio-blk)", "zram": "sync_(zram)"}, ("freed_prompt_pct",)),
+             {"disk": "async (virtio-blk)", "zram": "sync (zram)"}, ("freed_prompt_pct",)),
 }
 
 
@@ -120,15 +120,16 @@ def parse(seq):
     return runs, by_iter
 
 
-def pair_ratios(by_iter):
-    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios."""
+def pair_ratios(by_iter, keys=RATIO_KEYS):
+    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios
+    of keys."""
     out = OrderedDict()
     for group, variants in by_iter.items():
         off, on, aa = variants.get("off"), variants.get("on"), variants.get("aa")
         if not off or not on:
             continue
         out[group] = OrderedDict()
-        for k in RATIO_KEYS:
+        for k in keys:
             r = [on[i][k] / off[i][k] for i in off
                  if i in on and k in on[i] and off[i].get(k)]
             a = None
@@ -143,10 +144,11 @@ def pair_ratios(by_iter):
 
 def ratio_table(ratios):
     lines = ["paired ratios on/off: median [min..max] of the pairs; A/A: second/first run of the A/A pair"]
+    width = max(len(g) for g in ratios) + 2
     for group, keys in ratios.items():
         for k, (med, lo, hi, n, a) in keys.items():
             aa = f"{a:.3f}" if a is not None else "-"
-            lines.append(f"  {group:<8}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
+            lines.append(f"  {group:<{width}}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
     lines.append("")
     return "\n".join(lines)
 
@@ -304,6 +306,102 @@ def apps_main(seq, meds, out):
     return 0
 
 
+# demo (make demo): the rows that decide, and a verdict per swap kind.
+DEMO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgrotated", "pgscan", "pgsteal",
+             "freed_prompt_pct")
+DEMO_NAMES = {"time_s": "time", "cpu_s": "CPU time", "psi_some_us": "memory pressure (PSI some)"}
+
+
+def demo_noise(variants, k):
+    """The spread of k over every run with the policy off, the A/A pair's
+    included: (largest - smallest) / median, None with fewer than 2 runs."""
+    vals = [r[k] for v in ("aa", "off") for r in variants.get(v, {}).values() if k in r]
+    if len(vals) < 2 or not statistics.median(vals):
+        return None
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
+def demo_decide(lo, hi, noise):
+    """'lower', 'higher' or 'within the noise': every pair's ratio beyond
+    the noise on the same side, or not."""
+    if noise is None:
+        return "within the noise"
+    if hi < 1 - noise:
+        return "lower"
+    if lo > 1 + noise:
+        return "higher"
+    return "within the noise"
+
+
+def pct(r):
+    return f"{(r - 1) * 100.0:+.1f}%"
+
+
+def demo_fmt(v):
+    """A median for the demo's rows: counters and microseconds whole."""
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 or v == 0 else f"{v:,.2f}"
+
+
+def demo_tables(meds, by_iter, ratios):
+    lines = []
+    for group, variants in by_iter.items():
+        if "off" not in variants or "on" not in variants:
+            continue
+        m = meds[group]
+        n_aa = len(variants.get("aa", {}))
+        lines.append(f"[{group}] prompt freeing off vs on: medians of {m['on']['iterations']} "
+                     f"alternated pairs; paired: median [min..max] of on/off over the pairs; "
+                     f"noise: (largest - smallest) / median of the {m['off']['iterations'] + n_aa} "
+                     f"runs with it off ({n_aa} of them the A/A pair)")
+        lines.append(f"  {'metric':<28}{'off':>13}{'on':>13}{'paired':>28}{'noise':>8}   verdict")
+        verdict = []
+        for k in DEMO_KEYS:
+            if k not in m["off"] and k not in m["on"]:
+                continue
+            b, v = m["off"].get(k), m["on"].get(k)
+            name = DEMO_NAMES.get(k, k)
+            if k == "freed_prompt_pct":
+                lines.append(f"  {'freed promptly':<28}{b or 0:>12.1f}%{v or 0:>12.1f}%"
+                             f"{'':>28}{'':>8}   of the folios written back")
+                continue
+            r = ratios.get(group, {}).get(k)
+            noise = demo_noise(variants, k)
+            paired = f"{pct(r[0])} [{pct(r[1])}..{pct(r[2])}]" if r else "-"
+            nz = f"{noise * 100.0:.1f}%" if noise is not None else "-"
+            d = demo_decide(r[1], r[2], noise) if r else "-"
+            lines.append(f"  {name:<28}{demo_fmt(b):>13}{demo_fmt(v):>13}{paired:>28}{nz:>8}   {d}")
+            if k in ("time_s", "cpu_s", "psi_some_us") and r:
+                what = {"psi_some_us": "PSI"}.get(k, DEMO_NAMES[k])
+                if d == "within the noise":
+                    verdict.append(f"{what} {pct(r[0])}, within the noise")
+                else:
+                    verdict.append(f"{what} {pct(r[0])} ({d} in every pair)")
+        parts = []
+        freed = m["on"].get("freed_prompt_pct")
+        if freed is not None:
+            parts.append(f"{freed:.1f}% freed promptly")
+        if m["off"].get("pgrotated") is not None and m["on"].get("pgrotated") is not None:
+            parts.append(f"pgrotated {demo_fmt(m['off']['pgrotated'])} -> {demo_fmt(m['on']['pgrotated'])}")
+        lines.append(f"  verdict: {', '.join(parts)}; " + "; ".join(verdict))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def demo_main(seq, meds, by_iter, ratios, full):
+    print(f"== {title('demo')}")
+    print(demo_tables(meds, by_iter, ratios))
+    if full:
+        keys = []
+        for variants in meds.values():
+            for vals in variants.values():
+                keys.extend(k for k in vals if k not in keys and k != "iterations")
+        print(table(meds, keys))
+        print(ratio_table(pair_ratios(by_iter)))
+    return 0
+
+
 def each(keys):
     """--each KEY...: a line per RESULT line of stdin, as it comes."""
     for line in io.TextIOWrapper(sys.stdin.buffer, errors="replace", newline="\n"):
@@ -329,6 +427,9 @@ def main():
     meds = medians(runs)
     if bench == "apps":
         return apps_main(seq, meds, sys.argv[3] if len(sys.argv) > 3 else None)
+    if bench == "demo":
+        return demo_main(seq, meds, by_iter, pair_ratios(by_iter, DEMO_KEYS),
+                         "--all" in sys.argv[3:])
     keys = []
     for variants in meds.values():
         for vals in variants.values():
