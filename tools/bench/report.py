@@ -177,11 +177,12 @@ def table(meds, keys):
     lines = []
     for group, variants in meds.items():
         names = list(variants)
-        base = "off" if "off" in names else names[0]
+        base = next((b for b in ("off", "stock") if b in names), names[0])
         lines.append(f"[{group}] medians of {variants[base]['iterations']} iterations per variant")
         head = f"  {'metric':<26}" + "".join(f"{n:>14}" for n in names)
         others = [n for n in names if n != base]
-        head += "".join(f"{'vs ' + base + ' (' + n + ')':>20}" for n in others)
+        head += "".join(f"{'vs ' + base + ' (' + n + ')':>{max(20, len(base) + len(n) + 8)}}"
+                        for n in others)
         lines.append(head)
         for k in keys:
             if not any(k in variants[n] for n in names):
@@ -190,10 +191,11 @@ def table(meds, keys):
             b = variants[base].get(k)
             for n in others:
                 v = variants[n].get(k)
+                w = max(20, len(base) + len(n) + 8)
                 if b and v is not None:
-                    row += f"{(v - b) * 100.0 / b:>+19.1f}%"
+                    row += f"{(v - b) * 100.0 / b:>+{w - 1}.1f}%"
                 else:
-                    row += f"{'-':>20}"
+                    row += f"{'-':>{w}}"
             lines.append(row)
         lines.append("")
     return "\n".join(lines)
@@ -396,10 +398,62 @@ def demo_main(seq, meds, by_iter, ratios, full):
         keys = []
         for variants in meds.values():
             for vals in variants.values():
-                keys.extend(k for k in vals if k not in keys and k != "iterations")
+                keys.extend(k for k in vals if k not in keys and k != "iterations"
+                           )
         print(table(meds, keys))
         print(ratio_table(pair_ratios(by_iter)))
     return 0
+
+
+# shrinker: the module's stock walk against the kernel's (module unloaded).
+STOCK_CHECK_KEYS = ("written_back", "zswap_rejects", "reject_rate_pct", "time_s",
+                    "shrink_worker_runs", "pswpout")
+
+
+def spread(vals):
+    """(largest - smallest) / median of vals, None for fewer than 2."""
+    if len(vals) < 2 or not statistics.median(vals):
+        return None
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
+def stock_check(runs):
+    """Per case with a "kernel" variant: kernel's medians against stock's,
+    and whether each differs by more than the A/A spread (the larger of
+    the two variants' own (largest - smallest) / median)."""
+    lines = []
+    for case, variants in runs.items():
+        k_runs, s_runs = variants.get("kernel"), variants.get("stock")
+        if not k_runs or not s_runs:
+            continue
+        lines.append(f"[{case}] the module's stock walk (stock: loaded, defaults) against the "
+                     f"kernel's (kernel: unloaded), {len(s_runs)} and {len(k_runs)} runs")
+        lines.append(f"  {'metric':<22}{'kernel':>12}{'stock':>12}{'delta':>9}{'spread':>9}   verdict")
+        same = []
+        for k in STOCK_CHECK_KEYS:
+            kv = [r[k] for r in k_runs if k in r]
+            sv = [r[k] for r in s_runs if k in r]
+            if not kv or not sv:
+                continue
+            km, sm = statistics.median(kv), statistics.median(sv)
+            sp = [x for x in (spread(kv), spread(sv)) if x is not None]
+            sp = max(sp) if sp else None
+            d = (sm - km) / km if km else None
+            if d is None or sp is None:
+                v = "-"
+            else:
+                v = "same within the spread" if abs(d) <= sp else "differs"
+                if k in ("written_back", "zswap_rejects"):
+                    same.append((k, v))
+            ds = f"{d * 100:+.1f}%" if d is not None else "-"
+            ss = f"{sp * 100:.1f}%" if sp is not None else "-"
+            lines.append(f"  {k:<22}{fmt(km):>12}{fmt(sm):>12}{ds:>9}{ss:>9}   {v}")
+        if same:
+            ok = all(v == "same within the spread" for _, v in same)
+            lines.append(f"  verdict: {'the same walk' if ok else 'NOT the same walk'}: "
+                         + ", ".join(f"{k} {v}" for k, v in same))
+        lines.append("")
+    return "\n".join(lines)
 
 
 def each(keys):
@@ -438,6 +492,10 @@ def main():
                     keys.append(k)
     print(f"== {title(bench)}")
     print(table(meds, keys))
+    if bench == "shrinker":
+        check = stock_check(runs)
+        if check:
+            print(check)
     if ratios:
         print(ratio_table(ratios))
         for group, keys_ in ratios.items():
