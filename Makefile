@@ -8,7 +8,8 @@
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
 # reboot and purge of the packages in it), bench-apps (the policies on real
-# applications in that image: a kernel build and Redis), clean.
+# applications in that image: a kernel build and Redis), figures (the
+# pictures of Documentation/results.rst from bench-results/), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
 
 .PHONY: all kernel module initramfs demo check check-debug vm bench kernel-deb deb check-versions clean
-.PHONY: rootfs check-fleet bench-apps
+.PHONY: rootfs check-fleet bench-apps figures
 
 all: module
 
@@ -56,11 +57,19 @@ vm: initramfs
 
 bench: initramfs
 	bash tools/bench/run.sh $(BENCH)
+	$(MAKE) -s figures
+
+# The figures of Documentation/results.rst, from bench-results/*.json, with
+# Debian's matplotlib (for Debian's python3).
+figures:
+	. tools/kernel/common.sh && zswb_need python3-matplotlib
+	/usr/bin/python3 tools/bench/report.py figures bench-results Documentation/figures
 
 # The policies on real applications from Debian packages, in the Debian 12
 # image with them (built here): also make bench BENCH=apps.
 bench-apps: module
 	bash tools/bench/apps/run.sh
+	$(MAKE) -s figures
 
 kernel-deb:
 	bash tools/kernel/build-deb.sh

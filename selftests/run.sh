@@ -210,12 +210,13 @@ bench_knobs_doc() {
 			print f, n, d }' Documentation/running.rst
 }
 
-# make bench refuses bad input before it builds or boots anything, and
-# running.rst lists its knobs as tools/bench/config sets them.
+# make bench refuses bad input before it builds or boots anything,
+# running.rst lists its knobs as tools/bench/config sets them, and
+# report.py draws the figures of results.rst from the committed JSON.
 suite_bench_args() {
-	local msg v
+	local msg v f bad=""
 	ktap_print_header
-	ktap_set_plan 4
+	ktap_set_plan 5
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -240,6 +241,20 @@ suite_bench_args() {
 	else
 		sed 's/^/# /' "$out/knobs.diff"
 		ktap_test_fail "running.rst lists the benchmark knobs with their defaults"
+	fi
+	# Every figure results.rst includes, drawn again from bench-results/
+	# into a directory of its own, as a well-formed SVG.
+	zswb_need python3-matplotlib
+	msg=$(/usr/bin/python3 tools/bench/report.py figures bench-results "$out/figures" 2>&1) || bad=" report.py failed"
+	for f in $(sed -n 's/^\.\. \(image\|figure\):: figures\///p' Documentation/results.rst); do
+		/usr/bin/python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$out/figures/$f" 2>/dev/null ||
+			bad="$bad $f"
+	done
+	if [ -z "$bad" ] && grep -q "^\.\. \(image\|figure\):: figures/" Documentation/results.rst; then
+		ktap_test_pass "report.py draws every figure of results.rst from bench-results/"
+	else
+		echo "$msg" | sed 's/^/# /'
+		ktap_test_fail "report.py draws every figure of results.rst from bench-results/ (missing or broken:$bad)"
 	fi
 }
 

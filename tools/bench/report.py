@@ -4,6 +4,7 @@
 
     report.py BENCH LOG [JSON]
     report.py --each KEY... < LOG
+    report.py figures [RESULTS_DIR [OUT_DIR]]
 
 RESULT lines are "RESULT group variant iteration key=value ..."; this is
 the one place that reads them. The table has one row per metric and
@@ -86,12 +87,15 @@ def freed_prompt_pct(v):
 
 DERIVED = {"bypassed_zswap": bypassed_zswap, "freed_prompt_pct": freed_prompt_pct}
 
+# The keys of the free-latency histogram (prompt-free), in the JSON only.
+HIST_PREFIX = "free_lat_lt_"
+
 # BENCH: (title of its tables, new names of its groups, derived figures).
 BENCHES = {
     "prompt-free": ("prompt-free", {"disk": "async", "zram": "sync"},
                     ("bypassed_zswap", "freed_prompt_pct")),
     "demo": ("demo: zswap_wb prompt freeing, off vs on",
-             {"disk": "async_(virtio-blk)", "zram": "sync_(zram)"}, ("freed_prompt_pct",)),
+             {"disk": "async (virtio-blk)", "zram": "sync (zram)"}, ("freed_prompt_pct",)),
 }
 
 
@@ -120,15 +124,16 @@ def parse(seq):
     return runs, by_iter
 
 
-def pair_ratios(by_iter):
-    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios."""
+def pair_ratios(by_iter, keys=RATIO_KEYS):
+    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios
+    of keys."""
     out = OrderedDict()
     for group, variants in by_iter.items():
         off, on, aa = variants.get("off"), variants.get("on"), variants.get("aa")
         if not off or not on:
             continue
         out[group] = OrderedDict()
-        for k in RATIO_KEYS:
+        for k in keys:
             r = [on[i][k] / off[i][k] for i in off
                  if i in on and k in on[i] and off[i].get(k)]
             a = None
@@ -143,10 +148,11 @@ def pair_ratios(by_iter):
 
 def ratio_table(ratios):
     lines = ["paired ratios on/off: median [min..max] of the pairs; A/A: second/first run of the A/A pair"]
+    width = max(len(g) for g in ratios) + 2
     for group, keys in ratios.items():
         for k, (med, lo, hi, n, a) in keys.items():
             aa = f"{a:.3f}" if a is not None else "-"
-            lines.append(f"  {group:<8}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
+            lines.append(f"  {group:<{width}}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
     lines.append("")
     return "\n".join(lines)
 
@@ -163,6 +169,17 @@ def medians(runs):
     return out
 
 
+def add_runs(meds, runs):
+    """Each variant of the JSON gets "runs": {key: [the value of each run,
+    in the order they ran]}, for the figures' points."""
+    for group, variants in runs.items():
+        for variant, its in variants.items():
+            if variant in meds.get(group, {}):
+                keys = OrderedDict((k, None) for it in its for k in it)
+                meds[group][variant]["runs"] = OrderedDict(
+                    (k, [it.get(k) for it in its]) for k in keys)
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -175,11 +192,12 @@ def table(meds, keys):
     lines = []
     for group, variants in meds.items():
         names = list(variants)
-        base = "off" if "off" in names else names[0]
+        base = next((b for b in ("off", "stock") if b in names), names[0])
         lines.append(f"[{group}] medians of {variants[base]['iterations']} iterations per variant")
         head = f"  {'metric':<26}" + "".join(f"{n:>14}" for n in names)
         others = [n for n in names if n != base]
-        head += "".join(f"{'vs ' + base + ' (' + n + ')':>20}" for n in others)
+        head += "".join(f"{'vs ' + base + ' (' + n + ')':>{max(20, len(base) + len(n) + 8)}}"
+                        for n in others)
         lines.append(head)
         for k in keys:
             if not any(k in variants[n] for n in names):
@@ -188,10 +206,11 @@ def table(meds, keys):
             b = variants[base].get(k)
             for n in others:
                 v = variants[n].get(k)
+                w = max(20, len(base) + len(n) + 8)
                 if b and v is not None:
-                    row += f"{(v - b) * 100.0 / b:>+19.1f}%"
+                    row += f"{(v - b) * 100.0 / b:>+{w - 1}.1f}%"
                 else:
-                    row += f"{'-':>20}"
+                    row += f"{'-':>{w}}"
             lines.append(row)
         lines.append("")
     return "\n".join(lines)
@@ -296,12 +315,344 @@ def apps_main(seq, meds, out):
         for variant, keys in variants.items():
             for k, r in keys.items():
                 meds[wl][variant][f"{k}_paired_ratio"] = statistics.median(r)
+    add_runs(meds, parse(seq)[0])
     if out:
         with open(out, "w") as f:
             json.dump(meds, f, indent=2)
             f.write("\n")
         print(f"wrote {out}")
     return 0
+
+
+# demo (make demo): the rows that decide, and a verdict per swap kind.
+DEMO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgrotated", "pgscan", "pgsteal",
+             "freed_prompt_pct")
+DEMO_NAMES = {"time_s": "time", "cpu_s": "CPU time", "psi_some_us": "memory pressure (PSI some)"}
+
+
+def demo_noise(variants, k):
+    """The spread of k over every run with the policy off, the A/A pair's
+    included: (largest - smallest) / median, None with fewer than 2 runs."""
+    vals = [r[k] for v in ("aa", "off") for r in variants.get(v, {}).values() if k in r]
+    if len(vals) < 2 or not statistics.median(vals):
+        return None
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
+def demo_decide(lo, hi, noise):
+    """'lower', 'higher' or 'within the noise': every pair's ratio beyond
+    the noise on the same side, or not."""
+    if noise is None:
+        return "within the noise"
+    if hi < 1 - noise:
+        return "lower"
+    if lo > 1 + noise:
+        return "higher"
+    return "within the noise"
+
+
+def pct(r):
+    return f"{(r - 1) * 100.0:+.1f}%"
+
+
+def demo_fmt(v):
+    """A median for the demo's rows: counters and microseconds whole."""
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 or v == 0 else f"{v:,.2f}"
+
+
+def demo_tables(meds, by_iter, ratios):
+    lines = []
+    for group, variants in by_iter.items():
+        if "off" not in variants or "on" not in variants:
+            continue
+        m = meds[group]
+        n_aa = len(variants.get("aa", {}))
+        lines.append(f"[{group}] prompt freeing off vs on: medians of {m['on']['iterations']} "
+                     f"alternated pairs; paired: median [min..max] of on/off over the pairs; "
+                     f"noise: (largest - smallest) / median of the {m['off']['iterations'] + n_aa} "
+                     f"runs with it off ({n_aa} of them the A/A pair)")
+        lines.append(f"  {'metric':<28}{'off':>13}{'on':>13}{'paired':>28}{'noise':>8}   verdict")
+        verdict = []
+        for k in DEMO_KEYS:
+            if k not in m["off"] and k not in m["on"]:
+                continue
+            b, v = m["off"].get(k), m["on"].get(k)
+            name = DEMO_NAMES.get(k, k)
+            if k == "freed_prompt_pct":
+                lines.append(f"  {'freed promptly':<28}{b or 0:>12.1f}%{v or 0:>12.1f}%"
+                             f"{'':>28}{'':>8}   of the folios written back")
+                continue
+            r = ratios.get(group, {}).get(k)
+            noise = demo_noise(variants, k)
+            paired = f"{pct(r[0])} [{pct(r[1])}..{pct(r[2])}]" if r else "-"
+            nz = f"{noise * 100.0:.1f}%" if noise is not None else "-"
+            d = demo_decide(r[1], r[2], noise) if r else "-"
+            lines.append(f"  {name:<28}{demo_fmt(b):>13}{demo_fmt(v):>13}{paired:>28}{nz:>8}   {d}")
+            if k in ("time_s", "cpu_s", "psi_some_us") and r:
+                what = {"psi_some_us": "PSI"}.get(k, DEMO_NAMES[k])
+                if d == "within the noise":
+                    verdict.append(f"{what} {pct(r[0])}, within the noise")
+                else:
+                    verdict.append(f"{what} {pct(r[0])} ({d} in every pair)")
+        parts = []
+        freed = m["on"].get("freed_prompt_pct")
+        if freed is not None:
+            parts.append(f"{freed:.1f}% freed promptly")
+        if m["off"].get("pgrotated") is not None and m["on"].get("pgrotated") is not None:
+            parts.append(f"pgrotated {demo_fmt(m['off']['pgrotated'])} -> {demo_fmt(m['on']['pgrotated'])}")
+        lines.append(f"  verdict: {', '.join(parts)}; " + "; ".join(verdict))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def demo_main(seq, meds, by_iter, ratios, full):
+    print(f"== {title('demo')}")
+    print(demo_tables(meds, by_iter, ratios))
+    if full:
+        keys = []
+        for variants in meds.values():
+            for vals in variants.values():
+                keys.extend(k for k in vals if k not in keys and k != "iterations"
+                            and not k.startswith(HIST_PREFIX))
+        print(table(meds, keys))
+        print(ratio_table(pair_ratios(by_iter)))
+    return 0
+
+
+# figures: the pictures of Documentation/results.rst, from bench-results/*.json.
+# Per benchmark, the keys whose change against the baseline is drawn.
+FIG_KEYS = {
+    "prompt-free": ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal"),
+    "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
+    "readahead": ("time_s", "pswpin", "zswpin"),
+    "store": ("time_s", "store_p99_us", "written_back", "over_pct"),
+    "apps": ("build_s", "rps", "p95_ms", "cpu_s"),
+}
+FIG_TITLES = {
+    "prompt-free": "prompt freeing on against off: paired ratios, the A/A pair's as a band",
+    "shrinker": "each shrink_policy against stock (the band: stock's own runs)",
+    "readahead": "each readahead_policy against stock (the band: stock's own runs)",
+    "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
+    "apps": "each policy against stock of its swap kind (the band: stock's own runs)",
+}
+
+
+def fig_baseline(bench, variant):
+    if bench == "apps":
+        return apps_baseline(variant)
+    return "stock"
+
+
+def fig_changes(bench, data):
+    """[(panel title, [(label, median change %, [each run's change %],
+    (band low %, band high %) or None)])] for a figure of changes."""
+    panels = []
+    for group, variants in data.items():
+        if bench == "prompt-free":
+            # One panel per swap kind, a column per key: the pairs'
+            # ratios (each pair: the runs of one iteration, in order).
+            off, on = variants.get("off", {}), variants.get("on", {})
+            rows = []
+            for k in FIG_KEYS[bench]:
+                name = k[:-2] if k.endswith("_s") else k
+                if f"{name}_ratio" not in on:
+                    continue
+                ro, rn = off.get("runs", {}).get(k, []), on.get("runs", {}).get(k, [])
+                pts = [(b / a - 1) * 100 for a, b in zip(ro, rn) if a and b is not None]
+                if not pts:
+                    pts = [(on[f"{name}_ratio_min"] - 1) * 100, (on[f"{name}_ratio_max"] - 1) * 100]
+                aa = off.get(f"aa_{name}_ratio")
+                band = (-abs(aa - 1) * 100, abs(aa - 1) * 100) if aa is not None else None
+                rows.append((k, (on[f"{name}_ratio"] - 1) * 100, pts, band))
+            if rows:
+                panels.append((f"{group} swap: on/off", rows))
+            continue
+        for k in FIG_KEYS[bench]:
+            rows = []
+            for v, vals in variants.items():
+                base = variants.get(fig_baseline(bench, v))
+                if v == fig_baseline(bench, v) or not base or not base.get(k) \
+                   or vals.get(k) is None:
+                    continue
+                b = base[k]
+                pts = [(x / b - 1) * 100 for x in vals.get("runs", {}).get(k, []) if x is not None]
+                br = [x for x in base.get("runs", {}).get(k, []) if x is not None]
+                band = ((min(br) / b - 1) * 100, (max(br) / b - 1) * 100) if len(br) > 1 else None
+                rows.append((v, (vals[k] / b - 1) * 100, pts, band))
+            if rows:
+                panels.append((f"{group}: {k}", rows))
+    return panels
+
+
+def fig_draw_changes(plt, bench, panels, path):
+    n = len(panels)
+    cols = min(n, 4)
+    nrows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 2.6 * nrows + 0.6), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    for ax, (name, rows) in zip(axes.flat, panels):
+        for i, (label, med, pts, band) in enumerate(rows):
+            if band:
+                ax.fill_between([i - 0.4, i + 0.4], band[0], band[1], color="0.85", lw=0)
+            ax.plot([i] * len(pts), pts, "o", ms=3, color="tab:blue", alpha=0.7)
+            ax.plot([i - 0.3, i + 0.3], [med, med], "-", color="tab:red", lw=2)
+        ax.axhline(0, color="0.4", lw=0.8)
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels([r[0] for r in rows], rotation=35, ha="right", fontsize=7)
+        ax.set_title(name, fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set_ylabel("change %", fontsize=7)
+    fig.suptitle(f"{bench}: {FIG_TITLES[bench]}; red: median, dots: runs", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+
+
+def fig_latency(plt, data, path):
+    """The free-latency histogram of each swap kind (prompt-free, on)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    drawn = False
+    for group, variants in data.items():
+        on = variants.get("on", {})
+        bins = sorted((int(k[len(HIST_PREFIX):-2]), v) for k, v in on.items()
+                      if k.startswith(HIST_PREFIX))
+        total = sum(v for _, v in bins)
+        if not total:
+            continue
+        xs = [b for b, _ in bins]
+        ax.step(xs, [100.0 * v / total for _, v in bins], where="pre", label=group)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("free latency: writeback end to free, us (bucket's upper bound)", fontsize=8)
+    ax.set_ylabel("% of the folios freed", fontsize=8)
+    ax.set_title("prompt-free: free latency with the policy on (median run)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+    return True
+
+
+def fig_calls(plt, data, path):
+    """shrink_memcg() calls per page written back, per case and policy."""
+    cases = [c for c, v in data.items() if any("calls_per_written" in x for x in v.values())]
+    if not cases:
+        return False
+    fig, axes = plt.subplots(1, len(cases), figsize=(3.4 * len(cases), 3.0), squeeze=False)
+    for ax, case in zip(axes.flat, cases):
+        pols = [p for p, x in data[case].items() if "calls_per_written" in x]
+        for i, p in enumerate(pols):
+            x = data[case][p]
+            ax.bar(i, x["calls_per_written"], color="tab:blue", alpha=0.5)
+            ax.annotate(f"{x['calls_per_written']:.3g}", (i, x["calls_per_written"]),
+                        ha="center", va="bottom", fontsize=7)
+            pts = [v for v in x.get("runs", {}).get("calls_per_written", []) if v is not None]
+            ax.plot([i] * len(pts), pts, "o", ms=3, color="k")
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(pols)))
+        ax.set_xticklabels(pols, rotation=35, ha="right", fontsize=7)
+        ax.set_title(case, fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+    axes.flat[0].set_ylabel("calls per page written back", fontsize=8)
+    fig.suptitle("shrinker: shrink_memcg() calls per page written back (bars: medians, dots: runs)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+    return True
+
+
+def figures(src, dst):
+    """figures [RESULTS_DIR [OUT_DIR]]: an SVG per benchmark whose JSON is
+    in RESULTS_DIR (bench-results), into OUT_DIR (Documentation/figures)."""
+    import os
+    try:
+        import matplotlib
+    except ImportError:
+        print("report.py: figures need matplotlib (Debian: python3-matplotlib)", file=sys.stderr)
+        return 1
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams["svg.fonttype"] = "none"
+    plt.rcParams["svg.hashsalt"] = "zswap_wb"
+    os.makedirs(dst, exist_ok=True)
+    out = []
+    for bench in FIG_KEYS:
+        path = os.path.join(src, f"{bench}.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            data = json.load(f)
+        panels = fig_changes(bench, data)
+        if panels:
+            fig_draw_changes(plt, bench, panels, os.path.join(dst, f"{bench}.svg"))
+            out.append(f"{bench}.svg")
+        if bench == "prompt-free" and fig_latency(plt, data, os.path.join(dst, "free-latency.svg")):
+            out.append("free-latency.svg")
+        if bench == "shrinker" and fig_calls(plt, data, os.path.join(dst, "shrinker-calls.svg")):
+            out.append("shrinker-calls.svg")
+    if not out:
+        print(f"report.py: no benchmark JSON in {src}", file=sys.stderr)
+        return 1
+    print(f"wrote {', '.join(out)} in {dst}")
+    return 0
+
+
+# shrinker: the module's stock walk against the kernel's (module unloaded).
+STOCK_CHECK_KEYS = ("written_back", "zswap_rejects", "reject_rate_pct", "time_s",
+                    "shrink_worker_runs", "pswpout")
+
+
+def spread(vals):
+    """(largest - smallest) / median of vals, None for fewer than 2."""
+    if len(vals) < 2 or not statistics.median(vals):
+        return None
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
+def stock_check(runs):
+    """Per case with a "kernel" variant: kernel's medians against stock's,
+    and whether each differs by more than the A/A spread (the larger of
+    the two variants' own (largest - smallest) / median)."""
+    lines = []
+    for case, variants in runs.items():
+        k_runs, s_runs = variants.get("kernel"), variants.get("stock")
+        if not k_runs or not s_runs:
+            continue
+        lines.append(f"[{case}] the module's stock walk (stock: loaded, defaults) against the "
+                     f"kernel's (kernel: unloaded), {len(s_runs)} and {len(k_runs)} runs")
+        lines.append(f"  {'metric':<22}{'kernel':>12}{'stock':>12}{'delta':>9}{'spread':>9}   verdict")
+        same = []
+        for k in STOCK_CHECK_KEYS:
+            kv = [r[k] for r in k_runs if k in r]
+            sv = [r[k] for r in s_runs if k in r]
+            if not kv or not sv:
+                continue
+            km, sm = statistics.median(kv), statistics.median(sv)
+            sp = [x for x in (spread(kv), spread(sv)) if x is not None]
+            sp = max(sp) if sp else None
+            d = (sm - km) / km if km else None
+            if d is None or sp is None:
+                v = "-"
+            else:
+                v = "same within the spread" if abs(d) <= sp else "differs"
+                if k in ("written_back", "zswap_rejects"):
+                    same.append((k, v))
+            ds = f"{d * 100:+.1f}%" if d is not None else "-"
+            ss = f"{sp * 100:.1f}%" if sp is not None else "-"
+            lines.append(f"  {k:<22}{fmt(km):>12}{fmt(sm):>12}{ds:>9}{ss:>9}   {v}")
+        if same:
+            ok = all(v == "same within the spread" for _, v in same)
+            lines.append(f"  verdict: {'the same walk' if ok else 'NOT the same walk'}: "
+                         + ", ".join(f"{k} {v}" for k, v in same))
+        lines.append("")
+    return "\n".join(lines)
 
 
 def each(keys):
@@ -316,6 +667,9 @@ def each(keys):
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--each":
         return each(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "figures":
+        args = sys.argv[2:] + ["bench-results", "Documentation/figures"][len(sys.argv[2:]):]
+        return figures(args[0], args[1])
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 64
@@ -329,14 +683,21 @@ def main():
     meds = medians(runs)
     if bench == "apps":
         return apps_main(seq, meds, sys.argv[3] if len(sys.argv) > 3 else None)
+    if bench == "demo":
+        return demo_main(seq, meds, by_iter, pair_ratios(by_iter, DEMO_KEYS),
+                         "--all" in sys.argv[3:])
     keys = []
     for variants in meds.values():
         for vals in variants.values():
             for k in vals:
-                if k not in keys and k != "iterations":
+                if k not in keys and k != "iterations" and not k.startswith(HIST_PREFIX):
                     keys.append(k)
     print(f"== {title(bench)}")
     print(table(meds, keys))
+    if bench == "shrinker":
+        check = stock_check(runs)
+        if check:
+            print(check)
     if ratios:
         print(ratio_table(ratios))
         for group, keys_ in ratios.items():
@@ -348,6 +709,7 @@ def main():
                 meds[group]["on"][f"{name}_ratio_max"] = hi
                 if a is not None:
                     meds[group]["off"][f"aa_{name}_ratio"] = a
+    add_runs(meds, runs)
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w") as f:
             json.dump(meds, f, indent=2)

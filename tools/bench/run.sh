@@ -21,9 +21,11 @@
 #   disk swap (ZSWB_PROFILE_KINDS), functions by self time and entry points by
 #   time with callees; bench-results/profile.log.
 # shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
-#   against each shrink_policy, order rotated, 3 iterations (case1: 30 s
-#   of trickle at the pool limit; case2a/2b: 12 s of random writers;
-#   zswap's shrinker off, 32 idle memcgs beside the test's).
+#   against each shrink_policy, order rotated, 3 iterations (case1: a
+#   trickle at the pool limit until 8,000 pages have been written back,
+#   and the module unloaded as a variant of its own, "kernel", which
+#   "stock" must match; case2a/2b: 12 s of random writers; zswap's
+#   shrinker off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, stock against each
 #   readahead_policy, order rotated, 3 iterations.
 # store: zswap_store() at memory.zswap.max: 16 writers started together

@@ -18,6 +18,10 @@
 #   pgscan, pgsteal, pgmajfault, zswpin, zswpout, ws_*  the memcg's
 #                          memory.stat; the other counters are /proc/vmstat
 #                          deltas and zswap_wb's debugfs counters
+#   free_lat_lt_Nus        the module's free-latency histogram
+#                          (free_latency_us): folios freed less than N us
+#                          (and N/2 or more, but for N=2) after their
+#                          writeback ended
 . "$(dirname "$0")/lib.sh"
 bench_config prompt-free
 iters=${1:-$ZSWB_BENCH_PAIRS}
@@ -74,6 +78,7 @@ one_run() {
 	line="$line freed=$(( $(wbstat freed_sync) + $(wbstat freed_async) )) raced=$(wbstat raced)"
 	line="$line work_runs=$(wbstat work_runs) requeued=$(wbstat requeued) queue_depth_max=$(wbstat queue_depth_max)"
 	line="$line free_p50_us=$(wbstat free_latency_p50_us) free_p99_us=$(wbstat free_latency_p99_us) free_max_us=$(wbstat free_latency_max_us)"
+	line="$line $(awk '{ printf "free_lat_lt_%dus=%d ", $1, $2 }' $ZSWB_DEBUGFS/free_latency_us)"
 	echo "$line"
 	cg_del bench
 	policy_off $pol

@@ -8,9 +8,12 @@
 # test cases, scaled to a 2 GiB VM:
 #   case1   pool limit (max_pool_percent=1): 100 MiB pushed into zswap
 #           by memory.reclaim fills the pool, then one page every 2 ms
-#           is pushed out; measured for TRICKLE seconds from the end of
-#           the first shrink, so that every variant writes back about the
-#           same (the seed's 40,212 and 40,241 pages)
+#           is pushed out; measured from the end of the first shrink
+#           until CASE1_PAGES pages have been written back (at most
+#           TRICKLE seconds), so that every variant does the same work
+#           (the seed's 40,212 and 40,241 pages); besides the policies,
+#           "kernel": the module unloaded, 6.12's own walk, which "stock"
+#           (the module loaded with its defaults) must match
 #   case2a  pool limit (max_pool_percent=1): 4 random writers over
 #           4 x 64 MiB in a 128M memcg for DURATION seconds
 #   case2b  memory.zswap.max=32M (max_pool_percent=50): the same writers
@@ -18,20 +21,37 @@
 # every writeback comes from shrink_memcg()) and accept_threshold_percent=50,
 # beside 32 idle memcgs, which shrink_worker() walks round
 # robin as it walks a host's services (see idle_memcgs in tools/vm/guest.sh).
-# One "RESULT case policy iteration key=value..." line per run.
+# One "RESULT case policy iteration key=value..." line per run. Rejected
+# stores are counted where they happen: zswap_rejects is the number of
+# zswap_store() calls that returned false (a kretprobe's events, filtered
+# on the return value, in a trace instance of their own), with zswap's
+# reject_* and pool_limit_hit counters beside it (pool_limit_hit counts
+# the stores over the limit; those rejected between the limit and the
+# accept threshold have no counter of their own) and the module's
+# store_rejects (stores rejected because shrink_memcg() failed).
 . "$(dirname "$0")/lib.sh"
 bench_config shrinker
 iters=${1:-$ZSWB_BENCH_ITER}
 shift
 DURATION=$ZSWB_BENCH_DURATION
 TRICKLE=$ZSWB_BENCH_TRICKLE
+CASE1_PAGES=$ZSWB_BENCH_CASE1_PAGES
 POLICIES="stock carry split per_node local_first"
+ZS_REJECTS="reject_reclaim_fail reject_alloc_fail reject_kmemcache_fail reject_compress_fail reject_compress_poor"
 P=/sys/module/zswap/parameters
 
 modprobe zswap_wb || exit 1
 idle_memcgs 32 || exit 1
 
-zs() { cat /sys/kernel/debug/zswap/"$1"; }
+# The counters are read from these files: the live ones, or case1's copies
+# of them taken at the moment it stopped (wbuntil).
+live() {
+	S_VM=/proc/vmstat S_WB=$ZSWB_DEBUGFS/stats S_ZS=/sys/kernel/debug/zswap
+	S_KP=$TR/kprobe_profile S_UP=/proc/uptime
+}
+zs() { cat "$S_ZS/$1"; }
+vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$S_VM"; }
+wbs() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$S_WB"; }
 
 # shrink_worker() runs (the seed's "shrink_worker wakeups") are the hit
 # count of a kprobe on it; without kprobe events, the column is left out.
@@ -42,15 +62,40 @@ if echo 'p:zswb/shrink_worker shrink_worker' >> $TR/kprobe_events 2>/dev/null; t
 	echo 0 > $TR/tracing_on
 	echo 1 > $TR/events/zswb/shrink_worker/enable && runs=1
 fi
-worker_runs() { awk '$1 == "shrink_worker" { print $2 }' $TR/kprobe_profile; }
+live
+worker_runs() { awk '$1 == "shrink_worker" { print $2 }' "$S_KP"; }
+# zswap_store() returning false, in an instance with its own buffer.
+TI=$TR/instances/zswb_rejects
+rejects=0
+if echo 'r:zswb/store_ret zswap_store ret=$retval:u8' >> $TR/kprobe_events 2>/dev/null &&
+	mkdir -p $TI && echo 8192 > $TI/buffer_size_kb &&
+	echo 'ret == 0' > $TI/events/zswb/store_ret/filter &&
+	echo 1 > $TI/events/zswb/store_ret/enable; then
+	rejects=1
+else
+	echo "# no kretprobe on zswap_store(): zswap_rejects left out"
+fi
+# store_rejected: the zswap_store() calls that returned false since the
+# last snapshot; -1 if the buffer overran (some were lost).
+store_rejected() {
+	if grep -q "overrun: [1-9]" $TI/per_cpu/cpu*/stats; then
+		echo -1
+	else
+		grep -c "store_ret:" $TI/trace
+	fi
+}
 
 # snapshot: the start of the measurement.
 snapshot() {
-	echo 1 > $ZSWB_DEBUGFS/reset
+	[ ! -e $ZSWB_DEBUGFS/reset ] || echo 1 > $ZSWB_DEBUGFS/reset
 	for k in zswpwb zswpout zswpin pswpout pswpin; do
-		eval "a_$k=$(vmstat $k)"
+		eval "a_$k=$(vm $k)"
 	done
 	a_plh=$(zs pool_limit_hit)
+	for k in $ZS_REJECTS; do
+		eval "a_$k=$(zs $k)"
+	done
+	[ $rejects = 0 ] || { : > $TI/trace; echo 1 > $TI/tracing_on; }
 	[ $runs = 0 ] || a_runs=$(worker_runs)
 	t0=$(uptime_s)
 }
@@ -63,7 +108,11 @@ one_run() {
 	zswap_on
 	echo 50 > $P/accept_threshold_percent
 	echo N > $P/shrinker_enabled
-	set_param shrink_policy "$pol"
+	if [ "$pol" = kernel ]; then
+		rmmod zswap_wb || return 1
+	else
+		set_param shrink_policy "$pol"
+	fi
 	cg_new bench max
 	case $case in
 	case1)
@@ -98,7 +147,26 @@ one_run() {
 			n=$((n + 1))
 		done
 		snapshot
-		sleep "$TRICKLE"
+		# Then until CASE1_PAGES pages have been written back: wbuntil
+		# polls zswpwb every millisecond and copies the counters the
+		# moment it gets there (a batched policy writes back a pool's
+		# worth within a shell loop's poll).
+		rm -rf /tmp/stop && mkdir /tmp/stop
+		stop=/dev/null
+		[ $rejects = 0 ] || stop=$TI/tracing_on
+		files="/proc/uptime /proc/vmstat"
+		[ "$pol" = kernel ] || files="$files $ZSWB_DEBUGFS/stats"
+		[ $runs = 0 ] || files="$files $TR/kprobe_profile"
+		for k in pool_limit_hit $ZS_REJECTS; do
+			files="$files /sys/kernel/debug/zswap/$k"
+		done
+		wbuntil "$CASE1_PAGES" "$TRICKLE" $stop /tmp/stop $files > /tmp/wbuntil.out ||
+			echo "# $case $pol $it: $(cat /tmp/wbuntil.out) of $CASE1_PAGES pages in $TRICKLE s"
+		S_VM=/tmp/stop/vmstat S_WB=/tmp/stop/stats S_ZS=/tmp/stop
+		S_KP=/tmp/stop/kprobe_profile S_UP=/tmp/stop/uptime
+		t1=$(cut -d' ' -f1 $S_UP)
+		result
+		live
 		cg_kill bench
 		wait
 	else
@@ -108,33 +176,60 @@ one_run() {
 		done
 		wait
 		grep -h mismatches /tmp/out.* | grep -v "mismatches 0" | sed 's/^/# thrash: /'
+		t1=$(uptime_s)
+		result
 	fi
-	t1=$(uptime_s)
-	w0=$(wbstat shrink_written_node0) w1=$(wbstat shrink_written_node1)
-	cw=$(wbstat shrink_calls_worker) cs=$(wbstat shrink_calls_store)
+	cg_del bench
+	echo 20 > $P/max_pool_percent
+	echo 90 > $P/accept_threshold_percent
+	echo Y > $P/shrinker_enabled
+	if [ "$pol" = kernel ]; then
+		modprobe zswap_wb || return 1
+	else
+		set_param shrink_policy stock
+	fi
+	swap_off
+}
+
+# result: the RESULT line of the run, its counters read now (t1 set).
+result() {
+	[ $rejects = 0 ] || echo 0 > $TI/tracing_on
+	wb=$(( $(vm zswpwb) - a_zswpwb ))
+	zo=$(( $(vm zswpout) - a_zswpout ))
+	po=$(( $(vm pswpout) - a_pswpout ))
+	plh=$(( $(zs pool_limit_hit) - a_plh ))
+	[ $rejects = 0 ] || rej=$(store_rejected)
 	line="RESULT $case $pol $it time_s=$(elapsed "$t0" "$t1")"
-	line="$line shrink_calls=$((cw + cs)) shrink_calls_worker=$cw shrink_calls_store=$cs"
 	[ $runs = 0 ] || line="$line shrink_worker_runs=$(( $(worker_runs) - a_runs ))"
-	wb=$(( $(vmstat zswpwb) - a_zswpwb ))
-	zo=$(( $(vmstat zswpout) - a_zswpout ))
-	po=$(( $(vmstat pswpout) - a_pswpout ))
-	rej=$((po - wb))
-	line="$line written_back=$wb zswpout=$zo pswpout=$po pswpin=$(( $(vmstat pswpin) - a_pswpin ))"
-	line="$line store_rejects=$rej reject_rate_pct=$(awk -v r=$rej -v s=$zo 'BEGIN { printf "%.2f", r + s ? 100 * r / (r + s) : 0 }')"
-	line="$line pool_limit_hit=$(( $(zs pool_limit_hit) - a_plh )) shrink_store_rejects=$(wbstat store_rejects)"
-	line="$line shrink_enoent=$(wbstat shrink_enoent) shrink_eagain=$(wbstat shrink_eagain)"
+	line="$line written_back=$wb zswpout=$zo pswpout=$po pswpin=$(( $(vm pswpin) - a_pswpin ))"
+	if [ $rejects = 1 ] && [ "$rej" -ge 0 ]; then
+		line="$line zswap_rejects=$rej reject_rate_pct=$(awk -v r="$rej" -v s=$zo 'BEGIN { printf "%.2f", r + s ? 100 * r / (r + s) : 0 }')"
+	fi
+	[ "${rej:-0}" -ge 0 ] || echo "# $case $pol $it: the reject trace overran, zswap_rejects left out"
+	line="$line pool_limit_hit=$plh"
+	for k in $ZS_REJECTS; do
+		eval "line=\"\$line $k=\$(( \$(zs $k) - a_$k ))\""
+	done
+	if [ "$pol" = kernel ]; then
+		echo "$line"
+		return
+	fi
+	w0=$(wbs shrink_written_node0) w1=$(wbs shrink_written_node1)
+	cw=$(wbs shrink_calls_worker) cs=$(wbs shrink_calls_store)
+	line="$line shrink_calls=$((cw + cs)) shrink_calls_worker=$cw shrink_calls_store=$cs"
+	line="$line store_rejects=$(wbs store_rejects)"
+	line="$line shrink_enoent=$(wbs shrink_enoent) shrink_eagain=$(wbs shrink_eagain)"
 	line="$line node0_written=$w0 node1_written=$w1"
 	# Calls per page written back: the cost of the writeback, whatever
 	# amount each variant got done in the same time.
 	line="$line calls_per_written=$(awk -v c=$((cw + cs)) -v w=$((w0 + w1)) 'BEGIN { printf "%.3f", w ? c / w : 0 }')"
 	line="$line node_share_pct=$(awk -v a=$w0 -v b=$w1 'BEGIN { m = a < b ? a : b; printf "%.1f", a + b ? 100 * m / (a + b) : 0 }')"
 	echo "$line"
-	cg_del bench
-	echo 20 > $P/max_pool_percent
-	echo 90 > $P/accept_threshold_percent
-	echo Y > $P/shrinker_enabled
-	set_param shrink_policy stock
-	swap_off
 }
 
-bench_rounds "$iters" "$POLICIES" "$@"
+for c in "$@"; do
+	case $c in
+	case1) bench_rounds "$iters" "kernel $POLICIES" "$c" ;;
+	*) bench_rounds "$iters" "$POLICIES" "$c" ;;
+	esac
+done
