@@ -8,7 +8,7 @@
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
 # reboot and purge of the packages in it), bench-apps (the policies on real
-# applications in that image: a kernel build and Redis), clean.
+# applications in that image: a kernel build, Redis and MariaDB), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash

@@ -140,7 +140,8 @@ build_run() {
 
 build_cleanup() { :; }
 
-# pin N: the command prefix that runs on CPU N with ZSWB_APPS_REDIS_PIN=1.
+# pin N: the command prefix that runs on CPU N with ZSWB_APPS_REDIS_PIN=1
+# (words, split on purpose where it is used unquoted).
 pin() { [ "$REDIS_PIN" != 1 ] || echo "taskset -c $1"; }
 
 redis_setup() {
