@@ -8,8 +8,8 @@
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
 # reboot and purge of the packages in it), bench-apps (the policies on real
-# applications in that image: a kernel build and Redis), figures (the
-# pictures of Documentation/results.rst from bench-results/), clean.
+# applications in that image: a kernel build, Redis and MariaDB), figures
+# (the pictures of Documentation/results.rst from bench-results/), clean.
 # make deb builds the Debian packages zswap-wb-dkms and zswbctl.
 
 SHELL := /bin/bash

@@ -218,13 +218,35 @@ def table(meds, keys):
 
 # apps (make bench-apps): each policy against the stock runs of its swap
 # kind, and against the stock run next to each of its runs.
-APPS_KEYS = ("build_s", "load_s", "rps", "p50_ms", "p95_ms", "p99_ms",
+APPS_KEYS = ("build_s", "tps", "avg_ms", "load_s", "rps", "p50_ms", "p95_ms", "p99_ms",
              "time_s", "cpu_s", "psi_some_us", "psi_full_us", "pgrotated",
              "pgscan", "pgsteal", "zswpwb", "swap_ra", "swap_ra_hit", "zswpin",
              "zswpout", "pswpin", "pswpout", "bypassed", "thp_swpout",
              "compress_poor", "ws_refault", "pgmajfault", "freed", "store_rejects",
-             "shrink_calls", "ra_faults_alone")
-APPS_PAIRED = ("build_s", "load_s", "rps", "p95_ms", "p99_ms", "cpu_s")
+             "shrink_calls", "ra_faults_alone", "get_pswpin", "get_zswpin",
+             "get_pswpout", "get_zswpwb")
+APPS_PAIRED = ("build_s", "tps", "avg_ms", "load_s", "rps", "p95_ms", "p99_ms", "cpu_s")
+
+
+def apps_spread(seq):
+    """{workload: {stock variant: {key: (min, max, spread %)}}}: the A/A
+    spread of the stock runs of one boot, (max - min) / median."""
+    vals = OrderedDict()
+    for wl, variant, _, v in seq:
+        if variant != apps_baseline(variant):
+            continue
+        for k in APPS_PAIRED:
+            if k in v:
+                vals.setdefault(wl, OrderedDict()).setdefault(variant, OrderedDict()) \
+                    .setdefault(k, []).append(v[k])
+    out = OrderedDict()
+    for wl, variants in vals.items():
+        for variant, keys in variants.items():
+            for k, r in keys.items():
+                m = statistics.median(r)
+                out.setdefault(wl, {}).setdefault(variant, {})[k] = \
+                    (min(r), max(r), (max(r) - min(r)) * 100.0 / m if m else 0.0)
+    return out
 
 
 def apps_baseline(variant):
@@ -252,7 +274,7 @@ def apps_neighbours(seq):
     return out
 
 
-def apps_tables(meds, pairs):
+def apps_tables(meds, pairs, spread):
     lines = []
     for wl, variants in meds.items():
         for variant, vals in variants.items():
@@ -263,8 +285,11 @@ def apps_tables(meds, pairs):
             kind = "zram" if base == "zram-stock" else "disk"
             lines.append(f"[{wl}] {variant} against {base} ({kind} swap): medians of "
                          f"{vals['iterations']} and {b['iterations']} runs; paired: "
-                         f"median of policy/stock over the runs side by side")
-            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}{'delta':>10}{'paired':>10}")
+                         f"median of policy/stock over the runs side by side; A/A: "
+                         f"(max - min) / median of the stock runs, '~' where the policy's "
+                         f"median lies within them")
+            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}{'delta':>10}{'paired':>10}"
+                         f"{'A/A':>8}")
             for k in APPS_KEYS:
                 if k not in vals and k not in b:
                     continue
@@ -272,7 +297,11 @@ def apps_tables(meds, pairs):
                 d = f"{(pv - bv) * 100.0 / bv:+.1f}%" if bv and pv is not None else "-"
                 r = pairs.get(wl, {}).get(variant, {}).get(k)
                 p = f"{(statistics.median(r) - 1) * 100.0:+.1f}%" if r else ""
-                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}")
+                a = spread.get(wl, {}).get(base, {}).get(k)
+                aa = ""
+                if a and pv is not None:
+                    aa = f"{a[2]:.1f}%" + ("~" if a[0] <= pv <= a[1] else " ")
+                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}{aa:>9}")
             lines.append("")
     return "\n".join(lines)
 
@@ -308,13 +337,18 @@ def apps_summary(meds):
 
 def apps_main(seq, meds, out):
     pairs = apps_neighbours(seq)
+    spread = apps_spread(seq)
     print("== apps")
-    print(apps_tables(meds, pairs))
+    print(apps_tables(meds, pairs, spread))
     print(apps_summary(meds))
     for wl, variants in pairs.items():
         for variant, keys in variants.items():
             for k, r in keys.items():
                 meds[wl][variant][f"{k}_paired_ratio"] = statistics.median(r)
+    for wl, variants in spread.items():
+        for variant, keys in variants.items():
+            for k, (lo, hi, pct) in keys.items():
+                meds[wl][variant][f"{k}_aa_spread_pct"] = round(pct, 2)
     add_runs(meds, parse(seq)[0])
     if out:
         with open(out, "w") as f:

@@ -4,7 +4,7 @@
 # make bench-apps (make bench BENCH=apps): every policy on real applications
 # from Debian packages, in the Debian 12 guest, in one VM boot.
 #
-#   tools/bench/apps/run.sh [WORKLOAD...]        default: build redis
+#   tools/bench/apps/run.sh [WORKLOAD...]        default: build redis mariadb
 #
 # Builds the guest image with the benchmark's packages (tools/vm/mkrootfs.sh,
 # image rootfs-apps, cached: rebuilt only when its package list changes),
@@ -21,9 +21,9 @@
 # counts the instructions it executes, so that the times it measures follow
 # the work done and not what the host's other jobs leave of a core.
 #
-# Knobs: ZSWB_BENCH_ITER (rounds) and ZSWB_BENCH_ICOUNT in
-# tools/bench/config/common.conf, this benchmark's in apps.conf, with their
-# defaults; the guest's (ZSWB_APPS_BUILD_*, _REDIS_*, _VARIANTS) are passed
+# Knobs: ZSWB_BENCH_ICOUNT in tools/bench/config/common.conf, this
+# benchmark's (ZSWB_APPS_ROUNDS...) in apps.conf, with their defaults; the
+# guest's (ZSWB_APPS_BUILD_*, _REDIS_*, _DB_*, _VARIANTS) are passed
 # on when the environment sets them, and apps.sh reads the same files.
 set -eu
 . "$(dirname "$0")/../../kernel/common.sh"
@@ -32,16 +32,25 @@ cd "$ZSWB_TOP"
 begin=$(date +%s)
 . tools/bench/config/common.conf
 . tools/bench/config/apps.conf
-iter=$ZSWB_BENCH_ITER
-workloads=${*:-build redis}
-objects=$ZSWB_APPS_OBJECTS
+iter=$ZSWB_APPS_ROUNDS
+workloads=${*:-build redis mariadb}
+# A directory (ending in /) stands for every object gcc built in it.
+zswb_dirs
+objects=""
+for o in $ZSWB_APPS_OBJECTS; do
+	case "$o" in
+	*/) objects="$objects $(cd "$ZSWB_OBJ" && grep -l "^source_" "$o".*.o.cmd 2>/dev/null |
+		sed 's|/\.\([^/]*\)\.cmd$|/\1|' | grep -v '\.mod\.o$' | sort | tr '\n' ' ')" ;;
+	*) objects="$objects $o" ;;
+	esac
+done
 timeout=$ZSWB_APPS_TIMEOUT
 icount="--icount $ZSWB_BENCH_ICOUNT"
 [ "$ZSWB_BENCH_ICOUNT" != off ] || icount=""
 log=bench-results/apps.log
 mkdir -p bench-results
 
-img=$(ZSWB_ROOTFS_NAME=rootfs-apps ZSWB_ROOTFS_EXTRA="redis-server redis-tools" \
+img=$(ZSWB_ROOTFS_NAME=rootfs-apps ZSWB_ROOTFS_EXTRA="redis-server redis-tools mariadb-server sysbench" \
 	bash tools/vm/mkrootfs.sh --modules)
 t_img=$(date +%s)
 
@@ -53,12 +62,12 @@ cp tools/bench/guest/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh "$payload
 cp -r tools/bench/config "$payload/"
 
 # The guest's knobs, passed on as they are.
-knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
+knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|DB|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
 echo "# image $(basename "$img") ready in $((t_img - begin)) s; booting it for $workloads, $iter rounds"
 # redis-server's own service stays off: the benchmark starts its server.
 set +e
 bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
-	--append "systemd.mask=redis-server.service" \
+	--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
 	--cmd "$knobs bash ./apps.sh $iter $workloads" |
 	tee "$log" | grep --line-buffered -E "^RESULT|^#|^run.sh|^zswb-vm"
 status=${PIPESTATUS[0]}
