@@ -182,7 +182,7 @@ suite_checkpatch() {
 	check_doc_names
 }
 
-suite_zswbctl() { bash tools/zswbctl/test.sh; }
+suite_zswbctl() { bash selftests/zswbctl/test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
