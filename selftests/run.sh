@@ -7,6 +7,10 @@
 # counted over every leaf test. Exit status 0 only if none failed.
 #
 #   selftests/run.sh [SUITE...]     default: every suite, in order
+#
+# The host suites run first, one after the other; the VM suites then in
+# ZSWB_CHECK_JOBS lanes (below), each suite printed in order when all are
+# done, with a "# lane N: SUITE" line as each starts and ends.
 set -u
 . "$(dirname "$0")/../tools/kernel/common.sh"
 # What the host suites use beyond the kernel build (sparse for C=2, dkms,
@@ -279,32 +283,98 @@ suite_vm_harden() { vm_group harden; }
 suite_vm_smp() { ZSWB_VM_SMP=8 vm_group smp; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
-. "$ZSWB_TOP/selftests/ktap.sh"
-pass=0 fail=0 skip=0 n=0
-ktap_print_header
-ktap_set_plan "$(echo $suites | wc -w)"
-for s in $suites; do
-	fn=suite_${s//-/_}
-	if ! declare -F "$fn" >/dev/null; then
-		echo "run.sh: unknown suite '$s' (suites: $ALL)" >&2
-		exit 64
-	fi
-	n=$((n + 1))
-	start=$(date +%s)
-	(KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0; $fn) > "$out/$s.tap" 2>"$out/$s.err"
+# VM_SECONDS: each VM suite's time in seconds, from its last measurement
+# (Documentation/running.rst): the lanes below take the longest first.
+VM_SECONDS="vm-readahead:704 vm-basic:544 vm-prompt-file:442 vm-harden:399 vm-shrink:321
+vm-prompt-zram:302 vm-prompt-nvme:237 vm-smp:207 vm-nomemcg:189 vm-prompt-disk:179 vm-write-errors:106"
+
+# run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
+run_suite() {
+	local start=$(date +%s)
+	(KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0; suite_${1//-/_}) \
+		> "$out/$1.tap" 2> "$out/$1.err"
+	echo $(( $(date +%s) - start )) > "$out/$1.secs"
+}
+
+# report_suite SUITE: print its KTAP as a subtest and count its leaves.
+report_suite() {
+	local s=$1 p a f
 	sed 's/^/    /' "$out/$s.tap"
 	p=$(grep -cE "^ok [0-9]+ .*# SKIP" "$out/$s.tap")
 	a=$(grep -cE "^ok [0-9]+" "$out/$s.tap")
 	f=$(grep -cE "^not ok [0-9]+" "$out/$s.tap")
 	skip=$((skip + p)) pass=$((pass + a - p)) fail=$((fail + f))
-	ktap_print_msg "$s: $(( $(date +%s) - start )) s"
+	ktap_print_msg "$s: $(cat "$out/$s.secs") s"
 	if [ "$f" = 0 ] && [ "$a" -gt 0 ]; then
 		ktap_test_pass "$s"
 	else
 		[ "$a" = 0 ] && [ "$f" = 0 ] && { fail=$((fail + 1)); sed 's/^/# /' "$out/$s.err" | tail -20; }
 		ktap_test_fail "$s"
 	fi
+}
+
+# vm_lane N: run VM suites from $out/queue, one at a time, until it is empty.
+vm_lane() {
+	local s
+	while :; do
+		s=$(flock "$out/queue.lock" sh -c 'head -n 1 "$1"; sed -i 1d "$1"' sh "$out/queue")
+		[ -n "$s" ] || return 0
+		echo "# lane $1: $s" >&2
+		run_suite "$s"
+		echo "# lane $1: $s done in $(cat "$out/$s.secs") s" >&2
+	done
+}
+
+# ZSWB_CHECK_JOBS: how many VM suites run at once, each in its own VM (one
+# per host core: the default is the host's cores, at most 2). Each VM
+# suite compares its variants inside its own boot, so another VM's load
+# falls on both sides of a comparison; every test passed beside other VMs
+# (running.rst). 1: one after the other.
+jobs=${ZSWB_CHECK_JOBS:-$(nproc)}
+case "$jobs" in
+''|*[!0-9]*|0) zswb_die "ZSWB_CHECK_JOBS must be a positive number, not '$jobs'" ;;
+esac
+[ "$jobs" -le 2 ] || jobs=2
+
+for s in $suites; do
+	if ! declare -F "suite_${s//-/_}" >/dev/null; then
+		echo "run.sh: unknown suite '$s' (suites: $ALL)" >&2
+		exit 64
+	fi
 done
+host="" vm=""
+for s in $suites; do
+	case $s in vm-*) vm="$vm $s" ;; *) host="$host $s" ;; esac
+done
+
+. "$ZSWB_TOP/selftests/ktap.sh"
+pass=0 fail=0 skip=0
+ktap_print_header
+ktap_set_plan "$(echo $suites | wc -w)"
+# The host suites first, one after the other (they build: both cores).
+for s in $host; do
+	run_suite "$s"
+	report_suite "$s"
+done
+if [ "$jobs" -gt 1 ] && [ "$(echo $vm | wc -w)" -gt 1 ]; then
+	# Longest first, each to the first lane that is free; printed in order.
+	for s in $vm; do
+		echo "$(echo "$VM_SECONDS" | tr ' ' '\n' | sed -n "s/^$s://p") $s"
+	done | sort -rn | cut -d' ' -f2 > "$out/queue"
+	ktap_print_msg "VM suites in $jobs lanes:$vm"
+	for l in $(seq "$jobs"); do
+		vm_lane "$l" 2>&1 | sed -u 's/^\([^#]\)/# \1/' &
+	done
+	wait
+	for s in $vm; do
+		report_suite "$s"
+	done
+else
+	for s in $vm; do
+		run_suite "$s"
+		report_suite "$s"
+	done
+fi
 # Counted over every leaf test of every suite, not over the suites.
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
