@@ -6,6 +6,9 @@
 # the debugfs directory, each unload removes the module.
 . "$(dirname "$0")/../lib.sh"
 
+# From an unloaded module, whatever the test before left: unload waits for
+# the reference async_free drops a moment after it goes off.
+[ ! -d /sys/module/zswap_wb ] || unload || { msg "cannot unload zswap_wb first"; exit 1; }
 i=0
 while [ $i -lt 20 ]; do
 	modprobe zswap_wb || { msg "load $i failed"; exit 1; }
