@@ -6,7 +6,7 @@ module/zswap_wb_stats.h and a "param" line for each parameter of each
 family, in the module's order and format (Documentation/zswap_wb.rst).
 
 For the host tests: selftests/run.sh compares the names with the
-documents, tools/zswbctl/test.sh gives zswbctl this schema in its fake
+documents, selftests/zswbctl/test.sh gives zswbctl this schema in its fake
 tree. It reads the sources as they are written (the row macros, the
 struct zswb_param initializers, the name lists); a line it cannot read
 is an error, so that a change of form fails the tests instead of

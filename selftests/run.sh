@@ -186,7 +186,7 @@ suite_checkpatch() {
 	check_doc_names
 }
 
-suite_zswbctl() { bash tools/zswbctl/test.sh; }
+suite_zswbctl() { bash selftests/zswbctl/test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
@@ -258,12 +258,22 @@ suite_bench_args() {
 	fi
 }
 
+# vm_timeout GROUP: the VM's timeout for GROUP, ZSWB_VM_TIMEOUT or the
+# timeout= of the group's settings file (as kselftest's), 1200 s without.
+vm_timeout() {
+	local t
+	t=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "selftests/zswap_wb/$1/settings" 2>/dev/null)
+	echo "${ZSWB_VM_TIMEOUT:-${t:-1200}}"
+}
+
+# vm_group GROUP [ARG...]: the group's tests in one VM boot
+# (selftests/zswap_wb/run_group.sh), their KTAP.
 vm_group() {
 	local log=$out/vm-$1.log envs
 	# The workload sizes (ZSWB_TEST_*) go to the guest's environment.
 	envs=$(env | grep -E '^ZSWB_TEST_[A-Z_]+=[0-9A-Za-z]+$' | tr '\n' ' ')
-	bash tools/vm/run.sh --timeout "${ZSWB_VM_TIMEOUT:-1200}" --mem "${ZSWB_VM_MEM:-2048}" --smp "${ZSWB_VM_SMP:-2}" \
-		--append "${ZSWB_VM_APPEND:-}" --cmd "$envs/selftests/zswap_wb_test.sh $*" > "$log" 2>&1
+	bash tools/vm/run.sh --timeout "$(vm_timeout "$1")" --mem "${ZSWB_VM_MEM:-2048}" --smp "${ZSWB_VM_SMP:-2}" \
+		--append "${ZSWB_VM_APPEND:-}" --cmd "$envs/selftests/run_group.sh $*" > "$log" 2>&1
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
 	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"

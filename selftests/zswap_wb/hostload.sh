@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# What a real host runs beside zswap_wb, started under a VM test group and
-# stopped after it (sourced by zswap_wb_test.sh): the kernel's own walkers
-# of physical memory and a tenant whose pages move, so that a word of
-# struct page that zswap_wb leaves wrong is read by the kernel itself.
+# What a real host runs beside zswap_wb, started by run_group.sh before a
+# VM test group and stopped after it (lib.sh sources this file in every
+# test too, for hostload_damon_pause): the kernel's own walkers of
+# physical memory and a tenant whose pages move, so that a word of struct
+# page that zswap_wb leaves wrong is read by the kernel itself.
 #
 #   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s:
 #     page_folio() and the flag tests on every pfn (stable_page_flags());
@@ -180,7 +181,7 @@ hostload_vmstat() {
 # hostload_stop: stop it, put the settings back, say what it did; fails if
 # a part of it did not run or the tenant saw a mismatch.
 hostload_stop() {
-	local pid kpage compact owner tried hm scanned collapsed f d
+	local pid kpage compact owner tried hm scanned collapsed f d w
 	hostload_enabled || return 4
 	[ -f $HOSTLOAD_DIR/started ] || { echo "# the host load was not started"; return 1; }
 	for pid in $(cat $HOSTLOAD_DIR/pids); do

@@ -3,9 +3,12 @@
 #
 # Build the test VM's initramfs: static busybox, /init, the kernel's
 # modules with zswap_wb in updates/, the static guest programs, the
-# selftests in /selftests and the benchmarks' guest scripts in /bench (with
-# their knobs in /bench/config), each directory with its copy of the
-# helpers they share (tools/vm/guest.sh).
+# selftests in /selftests (run_group.sh and a directory per group) and the
+# benchmarks' guest scripts in /bench (with their knobs in /bench/config),
+# each directory with its copy of the helpers they share
+# (tools/vm/guest.sh), and the kernel's .config in /etc/zswb-kernel.config
+# for run_group.sh to check the groups' config fragments against when the
+# kernel has no /proc/config.gz.
 # Output: $ZSWB_OBJ/zswb-initramfs.cpio.gz, or $ZSWB_INITRD (path
 # printed). ZSWB_KO puts another zswap_wb.ko in it.
 set -eu
@@ -51,6 +54,7 @@ for d in selftests bench; do
 	cp "$ZSWB_TOP/tools/vm/guest.sh" "$root/$d/"
 done
 echo "$KREL" > "$root/etc/zswb-kernelrelease"
+cp "$ZSWB_OBJ/.config" "$root/etc/zswb-kernel.config"
 
 out=${ZSWB_INITRD:-$ZSWB_OBJ/zswb-initramfs.cpio.gz}
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side test for zswbctl: build it, then run every subcommand and error
-# path against a fake sysfs/debugfs tree in a temporary directory; check the
+# Host-side test for zswbctl (tools/zswbctl): build it, then run every
+# subcommand and error path against a fake sysfs/debugfs tree in a
+# temporary directory; check the
 # Prometheus output with a text-format parser, the JSON with python3, the man
 # page with man and groff, "make install", and checkpatch.  Then the tests of
 # each source file (main.c, common.c, params.c, schema.c, stats.c,
@@ -13,9 +14,10 @@
 # tree and delete_module() is always skipped.
 
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-# shellcheck source=../kernel/common.sh
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# What is tested: the tool's sources, its Makefile and its man page.
+tool=$top/tools/zswbctl
+# shellcheck source=../../tools/kernel/common.sh
 . "$top/tools/kernel/common.sh"
 # The build, the Prometheus text parser (Debian's python3, not whatever
 # python3 comes first in PATH), the man page linters, chattr and setpriv.
@@ -32,7 +34,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-bin=$here/zswbctl
+bin=$tool/zswbctl
 # Hook and lockdown probes read fake files too: never the host's.
 export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/debug ZSWB_NO_DELETE_MODULE=1 \
 	ZSWB_KALLSYMS=$tmp/kallsyms ZSWB_KCONFIG=$tmp/none ZSWB_LOCKDOWN=$tmp/lockdown
@@ -61,6 +63,26 @@ result() {
 # diag TEXT: a diagnostic line for the KTAP output.
 diag() {
 	lines+=("# $*")
+}
+
+# report: the results recorded, through the kernel's KTAP printer like
+# every other suite; fails if one of them failed.
+report() {
+	local l d
+
+	. "$ZSWB_TOP/selftests/ktap.sh"
+	ktap_print_header
+	ktap_set_plan "$n"
+	for l in "${lines[@]}"; do
+		case "$l" in
+		"ok "*" # SKIP "*) d=${l#ok * - }; ktap_print_msg "${d##* # SKIP }"; ktap_test_skip "${d% # SKIP *}" ;;
+		"ok "*) ktap_test_pass "${l#ok * - }" ;;
+		"not ok "*) ktap_test_fail "${l#not ok * - }" ;;
+		*) printf '%s\n' "$l" ;;
+		esac
+	done
+	ktap_counts
+	[ "$KTAP_CNT_FAIL" -eq 0 ]
 }
 
 # skip DESC WHY: record test DESC as skipped.
@@ -130,14 +152,13 @@ state idle'
 nomod="zswbctl: zswap_wb is not loaded (no $tmp/none): load it with 'modprobe zswap_wb'"
 nodbg="zswbctl: no $tmp/none: debugfs is not mounted on $tmp (mount -t debugfs none $tmp)"
 
-make -s -C "$here" >"$tmp/build" 2>&1
+make -s -C "$tool" >"$tmp/build" 2>&1
 rc=$?
 out=''
 err=$(<"$tmp/build")
 result "build" $rc
 if [ $rc -ne 0 ]; then
-	printf 'TAP version 13\n1..1\n%s\n' "${lines[@]}"
-	echo "0 passed, 1 failed, 0 skipped"
+	report
 	exit 1
 fi
 if command -v readelf >/dev/null; then
@@ -724,25 +745,25 @@ fi
 
 for lint in "man --warnings -E UTF-8 -l" "groff -man -ww -z"; do
 	# shellcheck disable=SC2086 # split lint on purpose
-	LC_ALL=C.UTF-8 MANWIDTH=80 $lint "$here/zswbctl.8" >/dev/null 2>"$tmp/lint"
+	LC_ALL=C.UTF-8 MANWIDTH=80 $lint "$tool/zswbctl.8" >/dev/null 2>"$tmp/lint"
 	rc=$?
 	err=$(<"$tmp/lint")
 	[ "$rc" = 0 ] && [ -z "$err" ]
 	result "man page: ${lint%% *} reports no warning" $?
-	sed 's/^\.SH EXIT STATUS$/.XX EXIT STATUS/' "$here/zswbctl.8" >"$tmp/broken.8"
+	sed 's/^\.SH EXIT STATUS$/.XX EXIT STATUS/' "$tool/zswbctl.8" >"$tmp/broken.8"
 	# shellcheck disable=SC2086
 	LC_ALL=C.UTF-8 MANWIDTH=80 $lint "$tmp/broken.8" 2>&1 >/dev/null | grep -q warning
 	result "man page: ${lint%% *} warns about a broken page" $?
 done
 ok=0
 for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS "EXIT STATUS" FILES EXAMPLES "SEE ALSO"; do
-	grep -qx "\\.SH $s" "$here/zswbctl.8" || { diag "no section $s"; ok=1; }
+	grep -qx "\\.SH $s" "$tool/zswbctl.8" || { diag "no section $s"; ok=1; }
 done
 for c in status get set stats diff prometheus reset unload; do
-	grep -q "^\\.B[IR]* $c\\b" "$here/zswbctl.8" || { diag "no command $c"; ok=1; }
+	grep -q "^\\.B[IR]* $c\\b" "$tool/zswbctl.8" || { diag "no command $c"; ok=1; }
 done
 for c in 0 1 2 3 4 5 6 64; do
-	grep -qx "\\.B $c" "$here/zswbctl.8" || { diag "no exit status $c"; ok=1; }
+	grep -qx "\\.B $c" "$tool/zswbctl.8" || { diag "no exit status $c"; ok=1; }
 done
 result "man page: the sections, every command, every exit status" $ok
 
@@ -1184,13 +1205,13 @@ else
 	skip "prometheus: promtool check metrics" "no promtool (Debian's package prometheus has it)"
 fi
 
-make -s -C "$here" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
+make -s -C "$tool" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
 	[ "$(stat -c %a "$tmp/root/usr/sbin/zswbctl")" = 755 ] &&
 	[ "$(stat -c %a "$tmp/root/usr/share/man/man8/zswbctl.8")" = 644 ] &&
-	cmp -s "$tmp/root/usr/share/man/man8/zswbctl.8" "$here/zswbctl.8" &&
+	cmp -s "$tmp/root/usr/share/man/man8/zswbctl.8" "$tool/zswbctl.8" &&
 	"$tmp/root/usr/sbin/zswbctl" --version | grep -qx "zswbctl $version"
 result "make install DESTDIR: sbin/zswbctl and share/man/man8/zswbctl.8 under /usr" $?
-make -s -C "$here" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 2>&1 &&
+make -s -C "$tool" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 2>&1 &&
 	[ -x "$tmp/root2/usr/local/sbin/zswbctl" ] &&
 	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
 result "make install PREFIX=/usr/local" $?
@@ -1198,7 +1219,7 @@ result "make install PREFIX=/usr/local" $?
 # zswbctl's own sources; json_writer.[ch] are the kernel's bpftool's, in
 # its style (checked against the kernel's copy instead).
 own_srcs=()
-for f in "$here"/*.[ch]; do
+for f in "$tool"/*.[ch]; do
 	[[ $f == */json_writer.[ch] ]] || own_srcs+=("$f")
 done
 cp=$(compgen -G "$ZSWB_CACHE/linux-*/scripts/checkpatch.pl" | head -1)
@@ -1218,7 +1239,7 @@ kjw=$(compgen -G "$ZSWB_CACHE/linux-*/tools/bpf/bpftool/json_writer.c" | head -1
 if [ -n "$kjw" ]; then
 	ok=0
 	for f in json_writer.c json_writer.h; do
-		diff -U0 "${kjw%/*}/$f" "$here/$f" >"$tmp/jw.diff"
+		diff -U0 "${kjw%/*}/$f" "$tool/$f" >"$tmp/jw.diff"
 		"$py" -c 'import re, sys
 hunks = re.split(r"^@@.*\n", open(sys.argv[1]).read(), flags=re.M)[1:]
 sys.exit(0 if all(re.search(r"^\+.*zswbctl:", h, re.M) for h in hunks) else 1)' \
@@ -1230,17 +1251,4 @@ else
 		"no kernel source in $ZSWB_CACHE"
 fi
 
-# The results, through the kernel's KTAP printer like every other suite.
-. "$ZSWB_TOP/selftests/ktap.sh"
-ktap_print_header
-ktap_set_plan "$n"
-for l in "${lines[@]}"; do
-	case "$l" in
-	"ok "*" # SKIP "*) d=${l#ok * - }; ktap_print_msg "${d##* # SKIP }"; ktap_test_skip "${d% # SKIP *}" ;;
-	"ok "*) ktap_test_pass "${l#ok * - }" ;;
-	"not ok "*) ktap_test_fail "${l#not ok * - }" ;;
-	*) printf '%s\n' "$l" ;;
-	esac
-done
-ktap_counts
-[ "$KTAP_CNT_FAIL" -eq 0 ]
+report

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# DESC: refault detection as stock with the limit on the parent (disk)
+#
+# Refault detection of the folios async_free frees, against stock's, with
+# the limit on the workload memcg's parent: stock's reclaim names its
+# target (the parent) in the shadow entry, and so must the module, or the
+# leaf's refaults look recent and are activated. Alternated runs
+# (ZSWB_TEST_WS_RUNS pairs; ZSWB_TEST_WS_WHERE="leaf parent" measures the
+# limit on the leaf too); async_free may activate at most 0.1% of its
+# refaults more than stock.
+. "$(dirname "$0")/../lib.sh"
+
+# ws_run POLICY WHERE MIB MAX: one thrash run of MIB in memcg anc/leaf on
+# disk swap, the limit MAX on the leaf or on its parent (WHERE: leaf or
+# parent), async_free as POLICY says. Sets ws_refault, ws_activate (the
+# leaf's memory.stat workingset_*_anon) and ws_wb (zswpwb).
+ws_run() {
+	local pol=$1 where=$2 mib=$3 max=$4 wb0
+	zswap_on
+	swap_on disk || return 1
+	[ "$pol" = async ] && { set_param async_free 1 || return 1; }
+	mkdir $CG_ROOT/anc && echo +memory > $CG_ROOT/anc/cgroup.subtree_control &&
+		mkdir $CG_ROOT/anc/leaf || return 1
+	if [ "$where" = parent ]; then
+		echo "$max" > $CG_ROOT/anc/memory.max
+	else
+		echo "$max" > $CG_ROOT/anc/leaf/memory.max
+	fi
+	wb0=$(vmstat zswpwb)
+	run_thrash anc/leaf --size "$mib" --passes "$PASSES" > /dev/null || return 1
+	ws_wb=$(( $(vmstat zswpwb) - wb0 ))
+	ws_refault=$(cgstat anc/leaf workingset_refault_anon)
+	ws_activate=$(cgstat anc/leaf workingset_activate_anon)
+	cg_del anc/leaf && cg_del anc || return 1
+	set_param async_free 0
+	swap_off
+	msg "$pol, limit on the $where: zswpwb $ws_wb workingset_refault_anon $ws_refault activate $ws_activate"
+}
+
+runs=${ZSWB_TEST_WS_RUNS:-1} mib=$((SIZE / 2)) max=$((${CG_MAX%M} / 2))M
+need_module || exit 1
+for where in ${ZSWB_TEST_WS_WHERE:-parent}; do
+	i=0 s_act=0 s_ref=0 a_act=0 a_ref=0
+	while [ $i -lt "$runs" ]; do
+		ws_run stock $where $mib $max || exit 1
+		s_act=$((s_act + ws_activate)) s_ref=$((s_ref + ws_refault))
+		ws_run async $where $mib $max || exit 1
+		a_act=$((a_act + ws_activate)) a_ref=$((a_ref + ws_refault))
+		i=$((i + 1))
+	done
+	msg "limit on the $where, $runs runs each: activated stock $s_act of $s_ref refaults, async_free $a_act of $a_ref"
+	check "limit on the $where: async_free activates refaults as stock (within 0.1%)" \
+		"[ $a_act -le $((s_act + a_ref / 1000)) ]" || exit 1
+done

@@ -1,0 +1,121 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The zswap_wb selftests' runner, inside the test VM; prints KTAP.
+#
+#   run_group.sh GROUP [ARG...]       every test of GROUP
+#   run_group.sh GROUP/NAME.sh [ARG...]  that test alone
+#
+# A group is a directory: its tests are its *.sh scripts, run in lexical
+# order, each as its own process with the group's arguments (prompt's swap
+# kind) as "$@"; adding a test is adding a script. A test exits 0 (pass),
+# 4 (skip, KSFT_SKIP) or anything else (fail), explains itself on "#"
+# lines, and undoes what it set up on any exit (lib.sh's trap). Its KTAP
+# description is its "# DESC: " line, where "$1" stands for the group's
+# first argument. Beside the tests, the group's "config" (the kernel
+# options it needs beyond those of ./config, which every group and the host
+# load need; both checked here against the running kernel's) and
+# "settings" (timeout=, the VM's timeout in seconds, which
+# selftests/run.sh reads).
+#
+# Beside the tests runs the host load (hostload.sh), started before the
+# first and stopped after the last, which is one more test: it passes if
+# every part of the load ran. ZSWB_TEST_HOSTLOAD=0 leaves it out.
+#
+# Groups:
+#   basic           module load/unload, parameters, registration, stock run
+#   prompt KIND     sync_free/async_free on KIND = zram, disk, nvme or file
+#   write-errors    failed swap writes with async_free on (fail_make_request)
+#   shrink          shrink policies on 2 NUMA nodes
+#   readahead       readahead_policy on zswap-resident and mixed regions
+#   harden          races of init, unload and the async_free setter
+#   nomemcg         the global shrinker, booted with cgroup_disable=memory
+#   smp             8 vCPUs and CPU hotplug under async_free (--smp 8)
+#   dkms            the DKMS-installed module loads
+cd "$(dirname "$0")" || exit 1
+. ./ktap_helpers.sh
+. ./lib.sh
+
+# desc TEST ARG...: the test's DESC line, "$1" replaced by the first ARG.
+desc() {
+	local t=$1 d
+	shift
+	d=$(sed -n 's/^# DESC: //p' "$t" | head -1)
+	[ -n "$d" ] || d=${t%.sh}
+	printf '%s\n' "$d" | awk -v a="${1:-}" '{ gsub(/\$1/, a); print }'
+}
+
+# kconfig: the running kernel's config, from /proc/config.gz or, without
+# it, the copy of the build's .config that mkinitramfs.sh packed.
+kconfig() {
+	if [ -r /proc/config.gz ]; then
+		zcat /proc/config.gz
+	elif [ -r /etc/zswb-kernel.config ]; then
+		cat /etc/zswb-kernel.config
+	fi
+}
+
+# result DESC STATUS: DESC's KTAP line for a test's exit status.
+result() {
+	case $2 in
+	0) ktap_test_pass "$1" ;;
+	4) ktap_test_skip "$1" ;;
+	*) ktap_test_fail "$1" ;;
+	esac
+}
+
+# check_config FRAGMENT...: every option of each fragment set in the
+# running kernel as the fragment asks (y is met by m, the module being in
+# the initramfs). A missing option fails the group: a kernel built without
+# what a test needs is a broken build, which a group of skips would hide.
+check_config() {
+	local cfg missing="" f opt want have
+	cfg=$(kconfig)
+	[ -n "$cfg" ] || { ktap_print_msg "no kernel config to check $* against"; return 0; }
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		while IFS='=' read -r opt want; do
+			case "$opt" in CONFIG_*) ;; *) continue ;; esac
+			have=$(printf '%s\n' "$cfg" | sed -n "s/^$opt=//p")
+			[ "$have" = "$want" ] || { [ "$want" = y ] && [ "$have" = m ]; } ||
+				missing="$missing $opt=$want (${have:-not set})"
+		done < "$f"
+	done
+	[ -z "$missing" ] && return 0
+	ktap_print_msg "the kernel lacks$missing"
+	return 1
+}
+
+target=${1:?usage: run_group.sh GROUP [ARG...] or GROUP/NAME.sh [ARG...]}
+shift
+case "$target" in
+*.sh)	group=$(dirname "$target")
+	tests=$target ;;
+*)	group=$target
+	tests=$(ls "$group"/*.sh 2>/dev/null | LC_ALL=C sort) ;;
+esac
+ktap_print_header
+[ -d "$group" ] && [ -n "$tests" ] || ktap_exit_fail_msg "no group or test '$target'"
+for t in $tests; do
+	[ -x "$t" ] || ktap_exit_fail_msg "no executable test $t"
+done
+check_config config "$group/config" || ktap_exit_fail_msg "$group: the kernel lacks options of config or $group/config"
+
+n=$(echo $tests | wc -w)
+if hostload_enabled; then
+	ktap_set_plan $((n + 1))
+	hostload_start
+else
+	ktap_set_plan "$n"
+fi
+for t in $tests; do
+	d=$(desc "$t" "$@")
+	"./$t" "$@"
+	result "$d" $?
+done
+# The last test: the host load ran beside every test of the group.
+if hostload_enabled; then
+	hostload_stop
+	result "host load beside the group: page walkers, compaction, THP, DAMON, a tenant" $?
+fi
+ktap_finished
