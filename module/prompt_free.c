@@ -819,7 +819,7 @@ static int zswb_free_store(bool *var, bool on)
 
 static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 {
-	const struct zswb_param *p = !strcmp(kp->name, "sync_free") ?
+	const struct zswb_param *p = kp->arg == &sync_free ?
 		&zswb_sync_free_param : &zswb_async_free_param;
 	unsigned int on;
 	int ret;
