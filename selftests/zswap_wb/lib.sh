@@ -3,7 +3,12 @@
 # Helpers for the zswap_wb tests, sourced inside the test VM, beside the
 # ones every guest script shares (tools/vm/guest.sh).
 
-. "$(dirname "$0")/guest.sh"
+# Sourced by the tests of this directory and of its subdirectories (scope/).
+if [ -f "$(dirname "$0")/guest.sh" ]; then
+	. "$(dirname "$0")/guest.sh"
+else
+	. "$(dirname "$0")/../guest.sh"
+fi
 
 # free_kb: free memory in kB, counting the pages that sit on the per-CPU
 # free lists (/proc/zoneinfo "count"): MemFree leaves them out, and their
