@@ -15,5 +15,5 @@ rc=$?
 msg "mkdir: $rc: $out"
 msg "dmesg: $(dmesg | tail -n 1)"
 check "mkdir is refused" "[ $rc -ne 0 ] && [ ! -d $SCOPES/nm ]" &&
-check "as not supported" "echo '$out' | grep -q 'not supported'" &&
+check "as not supported" "echo \"\$out\" | grep -q 'not supported'" &&
 check "the log says why" "dmesg | grep -q 'memory controller is disabled (cgroup_disable=memory)'"

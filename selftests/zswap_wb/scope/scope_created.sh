@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # DESC: a scope made, bound and toggled while its cgroup's workload runs
 #
-# The workload starts under global (async_free off); a scope is made for
-# its cgroup with async_free on, then toggled 20 times, then left on.
+# The workload starts under global (async_free off; sync_free on, which
+# frees nothing on disk swap but arms the writeback point, so that global
+# counts its writebacks); a scope is made for its cgroup with async_free
+# on, then toggled 20 times, then left on.
 # Nothing is lost from the accounting of global, the scope or the host.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
@@ -12,6 +14,7 @@ need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1
 cg_mk live "$CG_MAX" || exit 1
+set_param sync_free 1 || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
 cg_run live thrash --size "$SIZE" --passes 3 > /tmp/a.out 2>&1 &
 pa=$!

@@ -5,16 +5,19 @@
 # Scope one: async_free on, the other policies stock. Scope two:
 # async_free off, readahead_policy skip_fault, shrink_policy carry with a
 # batch of 64. Global: every default. Both cgroups have a small
-# memory.zswap.max, so that zswap_store() shrinks each memcg itself.
+# memory.zswap.max and zswap's own shrinker is off (as in the shrink
+# tests), so that zswap_store() shrinks each memcg itself.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
 scope_trap s1 s2
 need_scopes || exit 1
 zswap_on
+echo N > /sys/module/zswap/parameters/shrinker_enabled
+echo 50 > /sys/module/zswap/parameters/max_pool_percent
 swap_on disk || exit 1
 cg_mk s1 "$CG_MAX" && cg_mk s2 "$CG_MAX" || exit 1
-echo 16M > "$CG_ROOT/s1/memory.zswap.max"
-echo 16M > "$CG_ROOT/s2/memory.zswap.max"
+echo 8M > "$CG_ROOT/s1/memory.zswap.max"
+echo 8M > "$CG_ROOT/s2/memory.zswap.max"
 scope_new one /s1 async_free=Y || exit 1
 scope_new two /s2 readahead_policy=skip_fault shrink_policy=carry shrink_batch=64 || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
