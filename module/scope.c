@@ -276,8 +276,8 @@ ZSWB_SCOPE_SETTING(shrink_batch, zswb_batch_param);
 ZSWB_SCOPE_SETTING(readahead_policy, zswb_ra_policy_param);
 
 /*
- * "cgroup": the path of the bound cgroup in the reader's cgroup namespace
- * (it follows a rename), "PATH (removed)" once the cgroup was removed,
+ * "cgroup": the path of the bound cgroup in the reader's cgroup namespace,
+ * "PATH (removed)" once the cgroup was removed,
  * with the path it was bound as, or nothing.
  */
 static ssize_t zswb_scope_cgroup_show(struct config_item *item, char *page)
