@@ -5,8 +5,8 @@
 # Scope outer covers /ab with async_free on, scope inner covers /ab/b with
 # it off, global has it off. A workload in /ab/a/leaf (a grandchild of
 # outer) and one in /ab/b/leaf (under both: inner is nearer) run at once.
-# inner is made first, so that the order of the lookup is not the order
-# of creation.
+# outer is made first: a lookup in the order the scopes were made would
+# find outer for /ab/b/leaf.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
 scope_trap ab
@@ -14,8 +14,8 @@ need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1
 cg_mk ab/a/leaf "$CG_MAX" && cg_mk ab/b/leaf "$CG_MAX" || exit 1
-scope_new inner /ab/b async_free=N || exit 1
 scope_new outer /ab async_free=Y || exit 1
+scope_new inner /ab/b async_free=N || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
 cg_run ab/a/leaf thrash --size "$SIZE" --passes "$PASSES" > /tmp/a.out 2>&1 &
 pa=$!
