@@ -54,6 +54,100 @@ int zswb_parse_bool(const char *val, bool *res)
 	return -EINVAL;
 }
 
+/**
+ * zswb_param_parse - parse a value of a policy parameter
+ * @p: the parameter
+ * @val: the value written, possibly ending in one newline
+ * @res: where to store it: 0 or 1, the integer, the index of the name
+ *
+ * The one parser of the module parameters and of the scopes' attributes
+ * (scope.c), so that both take the same values: a boolean as
+ * zswb_parse_bool() takes it, an integer from min to max, a choice's name
+ * whole. A refused value is logged, naming the parameter.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int zswb_param_parse(const struct zswb_param *p, const char *val,
+		     unsigned int *res)
+{
+	int len = strcspn(val, "\n"), i;
+	char list[128];
+	size_t n = 0;
+	bool on;
+
+	switch (p->kind) {
+	case ZSWB_PARAM_BOOL:
+		if (zswb_parse_bool(val, &on))
+			break;
+		*res = on;
+		return 0;
+	case ZSWB_PARAM_UINT:
+		if (kstrtouint(val, 0, res) || *res < p->min || *res > p->max) {
+			pr_err("%s: '%.*s' is not an integer from %u to %u\n",
+			       p->name, len, val, p->min, p->max);
+			return -EINVAL;
+		}
+		return 0;
+	case ZSWB_PARAM_CHOICE:
+		i = __sysfs_match_string(p->names, p->nr_names, val);
+		if (i >= 0) {
+			*res = i;
+			return 0;
+		}
+		for (i = 0; i < p->nr_names; i++)
+			n += scnprintf(list + n, sizeof(list) - n, "%s%s",
+				       i ? ", " : "", p->names[i]);
+		pr_err("%s: '%.*s' is not one of %s\n", p->name, len, val, list);
+		return -EINVAL;
+	}
+	pr_err("%s: '%.*s' is not a boolean\n", p->name, len, val);
+	return -EINVAL;
+}
+
+/**
+ * zswb_param_emit - print a value of a policy parameter, as sysfs shows it
+ * @p: the parameter
+ * @v: the value, as zswb_param_parse() stores it
+ * @buf: a sysfs (PAGE_SIZE) buffer
+ *
+ * A boolean reads Y or N, an integer in decimal, a choice as every name
+ * with @v's in brackets, as block/elevator.c prints them.
+ *
+ * Return: the length printed.
+ */
+int zswb_param_emit(const struct zswb_param *p, unsigned int v, char *buf)
+{
+	unsigned int n;
+	int len = 0;
+
+	switch (p->kind) {
+	case ZSWB_PARAM_BOOL:
+		return sysfs_emit(buf, "%c\n", v ? 'Y' : 'N');
+	case ZSWB_PARAM_UINT:
+		return sysfs_emit(buf, "%u\n", v);
+	case ZSWB_PARAM_CHOICE:
+		break;
+	}
+	for (n = 0; n < p->nr_names; n++)
+		len += sysfs_emit_at(buf, len, n == v ? "%s[%s]" : "%s%s",
+				     n ? " " : "", p->names[n]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+/* The global value of policy parameter @p, as zswb_param_parse() stores it. */
+unsigned int zswb_param_global(const struct zswb_param *p)
+{
+	switch (p->kind) {
+	case ZSWB_PARAM_BOOL:
+		return READ_ONCE(*(bool *)p->value);
+	case ZSWB_PARAM_UINT:
+		return READ_ONCE(*(unsigned int *)p->value);
+	case ZSWB_PARAM_CHOICE:
+		break;
+	}
+	return READ_ONCE(*p->choice);
+}
+
 /*
  * A choice parameter: kp->arg is its struct zswb_param (kernel_param's arg
  * is not const; these ops only read it). A name is taken whole, as written
@@ -63,19 +157,11 @@ int zswb_parse_bool(const char *val, bool *res)
 static int zswb_choice_set(const char *val, const struct kernel_param *kp)
 {
 	const struct zswb_param *p = kp->arg;
-	int i = __sysfs_match_string(p->names, p->nr_names, val);
-	char list[128];
-	size_t len = 0;
-	unsigned int n;
+	unsigned int i;
+	int ret = zswb_param_parse(p, val, &i);
 
-	if (i < 0) {
-		for (n = 0; n < p->nr_names; n++)
-			len += scnprintf(list + len, sizeof(list) - len, "%s%s",
-					 n ? ", " : "", p->names[n]);
-		pr_err("%s: '%.*s' is not one of %s\n", kp->name,
-		       (int)strcspn(val, "\n"), val, list);
-		return i;
-	}
+	if (ret)
+		return ret;
 	mutex_lock(&zswb_param_mutex);
 	WRITE_ONCE(*p->choice, i);
 	if (p->changed)
@@ -88,13 +174,8 @@ static int zswb_choice_set(const char *val, const struct kernel_param *kp)
 static int zswb_choice_get(char *buf, const struct kernel_param *kp)
 {
 	const struct zswb_param *p = kp->arg;
-	unsigned int n, cur = READ_ONCE(*p->choice);
-	int len = 0;
 
-	for (n = 0; n < p->nr_names; n++)
-		len += sysfs_emit_at(buf, len, n == cur ? "%s[%s]" : "%s%s",
-				     n ? " " : "", p->names[n]);
-	return len + sysfs_emit_at(buf, len, "\n");
+	return zswb_param_emit(p, READ_ONCE(*p->choice), buf);
 }
 
 const struct kernel_param_ops zswb_choice_ops = {
@@ -153,6 +234,22 @@ static const struct zswb_family * const zswb_families[] = {
 	&zswb_shrinker,
 	&zswb_readahead,
 };
+
+/*
+ * A scope's settings changed, or which scopes are bound: arm again what
+ * the global parameters and every bound scope ask for, as init does.
+ * Under zswb_param_mutex.
+ */
+void zswb_families_rearm(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&zswb_param_mutex);
+	if (!zswb_registered())
+		return;
+	for (i = 0; i < ARRAY_SIZE(zswb_families); i++)
+		zswb_families[i]->arm();
+}
 
 /* How "schema" names the kinds, and the ZSWB_PARAM_* flags bit by bit. */
 static const char * const zswb_param_kinds[] = {
@@ -238,9 +335,14 @@ static int __init zswb_init(void)
 		if (ret)
 			goto err;
 	}
+	/* Scopes made before registering only store their settings, as setters do. */
+	ret = zswb_scopes_init();
+	if (ret)
+		goto err;
 	ret = zswap_wb_register(&zswb_ops);
 	if (ret) {
 		pr_err("cannot register the zswap writeback backend: %d\n", ret);
+		zswb_scopes_exit();
 		goto err;
 	}
 
@@ -258,8 +360,10 @@ err:
 }
 
 /*
- * No marked folio is in flight here: the module holds a reference on
- * itself while async_free is on or any is. Unregistering disarms every
+ * No scope is left here: configfs holds a reference on the module for
+ * each one, so rmmod is refused until they are removed. No marked folio
+ * is in flight either: the module holds a reference on itself while
+ * async_free is on (globally or in a scope) or any is. Unregistering disarms every
  * point and waits for callers under RCU and under the hook's SRCU (those
  * that can sleep), so none is left.
  */
@@ -269,6 +373,7 @@ static void __exit zswb_exit(void)
 	WRITE_ONCE(zswb_is_registered, false);
 	mutex_unlock(&zswb_param_mutex);
 	zswap_wb_unregister(&zswb_ops);
+	zswb_scopes_exit();
 	zswb_families_exit(ARRAY_SIZE(zswb_families));
 	zswb_stats_exit();
 }

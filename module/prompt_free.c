@@ -18,7 +18,10 @@
  *   per folio_batch).
  *
  * The mark is a word of the folio itself: folio->lru.prev holds the address
- * of one of zswb_marks[] (marked, issued, ended). An off-LRU folio's lru is
+ * of one of zswb_marks[] (marked, issued, ended; or, for a folio that is
+ * not to be freed, keep, and for a sync folio that is, free), one row of
+ * marks for each counter slot, so that the mark also says which scope's
+ * counters the folio's fate goes to (scope.c). An off-LRU folio's lru is
  * ours: nothing else links it while it is off the LRU, and it is not in an
  * LRU batch either. But it is not private: the folio is in the swap cache,
  * and every walker of physical memory (compaction, /proc/kpageflags,
@@ -55,6 +58,17 @@
  * armed until it is. Turning async_free off kills zswb_live, which stops
  * marking at once, and does not wait: the folios in flight are freed as
  * their writes end, however long a device stalls.
+ *
+ * Scopes (scope.c): the folio's memcg, to which it is charged when zswap
+ * allocates it, decides. alloc_off_lru() is asked before the folio exists,
+ * so it allocates off the LRU when the global setting or any bound scope's
+ * may free, and writeback_prepare() looks the folio's scope up once and
+ * writes its decision, with the scope's slot, in the mark: a folio that is
+ * not to be freed is marked keep, gets PG_reclaim as stock gives it, and
+ * goes on the LRU in writeback_issued(). Every later step reads the slot
+ * from the folio, so a folio's counters stay in one slot whatever happens
+ * to the scopes while it is in flight. With no scope bound nothing is
+ * looked up (the zswb_scoped static key) and slot 0 is a constant.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -82,14 +96,25 @@ static bool sync_free __read_mostly;
 static bool async_free __read_mostly;
 
 /*
+ * Under zswb_param_mutex, read by alloc_off_lru(): the global setting or
+ * a bound scope's frees sync folios (zswb_sync_on), async ones (zswb_async_on).
+ */
+static bool zswb_sync_on __read_mostly;
+static bool zswb_async_on __read_mostly;
+
+/*
  * The states of a marked folio, stored as the address of one of these in
  * folio->lru.prev: marked (write not yet submitted or not yet ended, zswap
  * still holds its reference), issued (zswap dropped its reference first),
- * ended (the write ended first; folio->lru.next holds the end time).
+ * ended (the write ended first; folio->lru.next holds the end time); and,
+ * read only by writeback_issued(), keep (its scope does not free it) and
+ * free (a sync folio its scope frees). One row per state, one column per
+ * counter slot: marked and issued, the only states writeback_end() takes,
+ * are the first 2 * ZSWB_NR_SLOTS words.
  */
-enum { ZSWB_MARKED, ZSWB_ISSUED, ZSWB_ENDED, ZSWB_NR_MARKS };
+enum { ZSWB_MARKED, ZSWB_ISSUED, ZSWB_ENDED, ZSWB_KEEP, ZSWB_FREE, ZSWB_NR_MARKS };
 /* Words, so that a mark, like every value of an lru word, is even. */
-static const unsigned long zswb_marks[ZSWB_NR_MARKS];
+static const unsigned long zswb_marks[ZSWB_NR_MARKS][ZSWB_NR_SLOTS];
 
 /*
  * What the compiler can check of the words used here (design.rst, "The
@@ -100,7 +125,7 @@ static_assert(offsetof(struct folio, lru.next) == offsetof(struct page, compound
 static_assert(offsetof(struct folio, lru.prev) != offsetof(struct page, compound_head));
 static_assert(offsetof(struct folio, lru.prev) < offsetof(struct folio, mapping));
 static_assert(sizeof(struct llist_node) == sizeof(struct list_head *));
-static_assert(__alignof__(zswb_marks[0]) >= 2);
+static_assert(__alignof__(zswb_marks[0][0]) >= 2);
 
 /*
  * Per CPU: the folios whose write ended here, and the work item freeing
@@ -142,9 +167,32 @@ static unsigned long *zswb_mark_word(struct folio *folio)
 	return (unsigned long *)&folio->lru.prev;
 }
 
-static unsigned long zswb_mark(int state)
+static unsigned long zswb_mark(int state, int slot)
 {
-	return (unsigned long)&zswb_marks[state];
+	return (unsigned long)&zswb_marks[state][slot];
+}
+
+/*
+ * The index of mark @word in zswb_marks[] (state * ZSWB_NR_SLOTS + slot),
+ * or at least ZSWB_NR_MARKS * ZSWB_NR_SLOTS for any other value: a list
+ * pointer, a stale one, or nothing, none of which points into the array.
+ */
+static unsigned long zswb_mark_index(unsigned long word)
+{
+	return (word - (unsigned long)zswb_marks) / sizeof(zswb_marks[0][0]);
+}
+
+/* The state of mark @word, its slot in *@slot; -1 (and slot 0) if not a mark. */
+static int zswb_mark_state(unsigned long word, int *slot)
+{
+	unsigned long i = zswb_mark_index(word);
+
+	if (i >= ZSWB_NR_MARKS * ZSWB_NR_SLOTS) {
+		*slot = 0;
+		return -1;
+	}
+	*slot = i % ZSWB_NR_SLOTS;
+	return i / ZSWB_NR_SLOTS;
 }
 
 /*
@@ -173,11 +221,19 @@ static unsigned long zswb_time_word(u64 ns)
 }
 
 /*
- * Bit 0 of a queued folio's lru.prev (the end time is even): the folio was
- * locked when it was queued, and stays locked until it is freed or put
- * back. lru.prev is not compound_head: no walker reads this bit.
+ * A queued folio's lru.prev: the end time, rounded down to 64 ns, with the
+ * counter slot in bits 1 to 5 and, in bit 0, whether the folio was locked
+ * when it was queued (it then stays locked until it is freed or put back).
+ * lru.prev is not compound_head: no walker reads these bits.
  */
-#define ZSWB_QUEUED_LOCKED 1UL
+#define ZSWB_QUEUED_LOCKED	1UL
+#define ZSWB_QUEUED_LOW		(2UL * ZSWB_NR_SLOTS - 1)
+static_assert((ZSWB_NR_SLOTS & (ZSWB_NR_SLOTS - 1)) == 0);
+
+static int zswb_queued_slot(unsigned long word)
+{
+	return (word & ZSWB_QUEUED_LOW) >> 1;
+}
 
 /*
  * Queue @folio, whose write ended at @ended (ns), with the reference that
@@ -192,9 +248,9 @@ static unsigned long zswb_time_word(u64 ns)
  * a queued folio"). Nothing else can take a locked folio out of the swap
  * cache either, and freeing it never waits for its lock.
  */
-static void zswb_queue(struct folio *folio, u64 ended)
+static void zswb_queue(struct folio *folio, u64 ended, int slot)
 {
-	unsigned long word = zswb_time_word(ended);
+	unsigned long word = ((unsigned long)ended & ~ZSWB_QUEUED_LOW) | slot << 1;
 	struct zswb_pcp *pcp;
 	int cpu;
 
@@ -206,7 +262,7 @@ static void zswb_queue(struct folio *folio, u64 ended)
 	/* The first folio on an empty list kicks the work item. */
 	if (llist_add(zswb_folio_node(folio), &pcp->ended))
 		queue_delayed_work_on(cpu, zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
-	this_cpu_inc(zswb_pcpu_stats.queued);
+	this_cpu_inc(zswb_stats_of(slot)->queued);
 	put_cpu();
 }
 
@@ -282,11 +338,11 @@ static bool zswb_remove(struct folio *folio, struct mem_cgroup **memcg,
  * the reference of the LRU batch is dropped first (drained on this CPU),
  * then ours, while the lock still keeps the folio in the swap cache.
  */
-static void zswb_putback_locked(struct folio *folio)
+static void zswb_putback_locked(struct folio *folio, int slot)
 {
 	struct folio_batch fbatch;
 
-	zswb_count(zswb_putback_reason(folio));
+	zswb_count(slot, zswb_putback_reason(folio));
 	if (!folio_test_swapcache(folio)) {
 		folio_add_lru(folio);
 		folio_unlock(folio);
@@ -312,9 +368,9 @@ static void zswb_putback_locked(struct folio *folio)
  * that mapped it during its write, as on stock) and is still taken: put
  * it back, unlocked, without waiting for the lock.
  */
-static void zswb_putback_busy(struct folio *folio)
+static void zswb_putback_busy(struct folio *folio, int slot)
 {
-	zswb_count(ZSWB_RACED);
+	zswb_count(slot, ZSWB_RACED);
 	folio_add_lru(folio);
 	folio_put(folio);
 }
@@ -325,19 +381,19 @@ static void zswb_putback_busy(struct folio *folio)
  * it does not wait for the folio lock: a folio locked by someone else was
  * claimed by a swapin, and goes back to the LRU unlocked, as any new folio.
  */
-static void zswb_finish(struct folio *folio, enum zswb_stat_item freed)
+static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed)
 {
 	struct mem_cgroup *memcg = NULL, *target;
 
 	if (!folio_trylock(folio)) {
-		zswb_putback_busy(folio);
+		zswb_putback_busy(folio, slot);
 		return;
 	}
 	if (!zswb_remove(folio, &memcg, &target)) {
-		zswb_putback_locked(folio);
+		zswb_putback_locked(folio, slot);
 		return;
 	}
-	zswb_count(freed);
+	zswb_count(slot, freed);
 	folio_unlock(folio);
 	folio_put(folio);
 }
@@ -357,31 +413,106 @@ bool zswb_alloc_off_lru(swp_entry_t entry, bool sync)
 	struct zswb_pcp *pcp = raw_cpu_ptr(&zswb_pcp);
 
 	if (sync)
-		return READ_ONCE(sync_free);
+		return READ_ONCE(zswb_sync_on);
 	if (!llist_empty(&pcp->ended))
 		zswb_drain(pcp, false);
-	return READ_ONCE(async_free);
+	return READ_ONCE(zswb_async_on);
 }
 
-/* zswap_wb_ops.writeback_prepare: mark an async folio before its write. */
+/*
+ * Not to be freed: mark @folio keep in @slot for writeback_issued(), which
+ * puts it on the LRU, and let it rotate when its write ends, as stock does.
+ */
+static void zswb_keep(struct folio *folio, int slot)
+{
+	folio_set_reclaim(folio);
+	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_KEEP, slot));
+}
+
+/*
+ * The slot and setting (sync_free if @sync, else async_free) of @folio's
+ * scope: its memcg's, to which zswap charged it when it allocated it.
+ */
+static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
+{
+	const struct zswb_scope_core *sc;
+	bool on;
+
+	rcu_read_lock();
+	sc = zswb_scope_of(folio_memcg(folio));
+	if (sc) {
+		*slot = sc->slot;
+		on = sync ? READ_ONCE(sc->set.sync_free) : READ_ONCE(sc->set.async_free);
+	} else {
+		*slot = 0;
+		on = sync ? READ_ONCE(sync_free) : READ_ONCE(async_free);
+	}
+	rcu_read_unlock();
+	return on;
+}
+
+/*
+ * zswap_wb_ops.writeback_prepare: mark an async folio before its write;
+ * with scopes, mark a sync folio free or keep as its scope says.
+ */
 void zswb_writeback_prepare(struct folio *folio, bool sync)
 {
-	if (sync)
+	struct zswb_pcpu_stats __percpu *st;
+	int slot = 0;
+
+	if (static_branch_unlikely(&zswb_scoped)) {
+		if (!zswb_scope_frees(folio, sync, &slot)) {
+			zswb_keep(folio, slot);
+			return;
+		}
+		if (sync) {
+			WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_FREE, slot));
+			return;
+		}
+	} else if (sync) {
+		/* Not a mark: writeback_issued() frees it, counted in slot 0. */
 		return;
+	}
+	st = zswb_stats_of(slot);
 	/*
 	 * Counted before the tryget, so that a reader of "inflight" after
 	 * async_free went off sees a folio that a tryget still marks (one
 	 * that saw zswb_live live just before the kill). Dead once
-	 * async_free is off: then the folio is not marked, and counts as
-	 * taken at once.
+	 * async_free is off: then the folio is kept, and counts as taken at
+	 * once.
 	 */
-	this_cpu_inc(zswb_pcpu_stats.marked);
+	this_cpu_inc(st->marked);
 	if (!percpu_ref_tryget_live(&zswb_live)) {
-		this_cpu_inc(zswb_pcpu_stats.taken);
+		this_cpu_inc(st->taken);
+		zswb_keep(folio, slot);
 		return;
 	}
 	/* Its write is not submitted yet: no end can read the word. */
-	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED));
+	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED, slot));
+}
+
+/* Left on the LRU: a keep mark's folio, or one zswap did not allocate off it. */
+static void zswb_fallback(struct folio *folio, int slot)
+{
+	zswb_count(slot, ZSWB_FALLBACKS);
+	folio_add_lru(folio);
+	folio_put(folio);
+}
+
+/* The slot of @folio's scope, for a folio writeback_prepare() did not see. */
+static int zswb_folio_slot(struct folio *folio)
+{
+	const struct zswb_scope_core *sc;
+	int slot = 0;
+
+	if (static_branch_unlikely(&zswb_scoped)) {
+		rcu_read_lock();
+		sc = zswb_scope_of(folio_memcg(folio));
+		if (sc)
+			slot = sc->slot;
+		rcu_read_unlock();
+	}
+	return slot;
 }
 
 /* zswap_wb_ops.writeback_issued: the folio and zswap's reference are ours. */
@@ -389,27 +520,38 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 {
 	unsigned long *word = zswb_mark_word(folio);
 	unsigned long old;
+	int state, slot;
 
-	zswb_count(ZSWB_WRITTEN_BACK);
 	if (!off_lru) {
-		zswb_count(ZSWB_FALLBACKS);
+		/* On the LRU since zswap allocated it, PG_reclaim set. */
+		slot = zswb_folio_slot(folio);
+		zswb_count(slot, ZSWB_WRITTEN_BACK);
+		zswb_count(slot, ZSWB_FALLBACKS);
 		folio_put(folio);
 		return;
 	}
+	old = READ_ONCE(*word);
+	state = zswb_mark_state(old, &slot);
+	zswb_count(slot, ZSWB_WRITTEN_BACK);
+	if (state == ZSWB_KEEP || state == ZSWB_FREE) {
+		/* Read: no mark goes on to the LRU or the next life of the page. */
+		WRITE_ONCE(*word, 0);
+		if (state == ZSWB_KEEP) {
+			zswb_fallback(folio, slot);
+			return;
+		}
+	}
 	if (sync) {
-		zswb_finish(folio, ZSWB_FREED_SYNC);
+		zswb_finish(folio, slot, ZSWB_FREED_SYNC);
 		return;
 	}
-	old = READ_ONCE(*word);
-	if (old != zswb_mark(ZSWB_MARKED) && old != zswb_mark(ZSWB_ENDED)) {
+	if (state != ZSWB_MARKED && state != ZSWB_ENDED) {
 		/*
 		 * Not marked: the policy was off when writeback_prepare() ran
 		 * (it may be on again by now). Stock LRU, and counted either
 		 * way, or a toggle would lose the folio from the accounting.
 		 */
-		zswb_count(ZSWB_FALLBACKS);
-		folio_add_lru(folio);
-		folio_put(folio);
+		zswb_fallback(folio, slot);
 		return;
 	}
 	/*
@@ -418,13 +560,13 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 	 * cannot leave the swap cache; once it has, the end's reference holds it.
 	 */
 	folio_put(folio);
-	if (old == zswb_mark(ZSWB_MARKED) &&
-	    try_cmpxchg(word, &old, zswb_mark(ZSWB_ISSUED)))
+	if (state == ZSWB_MARKED &&
+	    try_cmpxchg(word, &old, zswb_mark(ZSWB_ISSUED, slot)))
 		return;
 	/* The write ended first and left the folio to us: queue it. */
 	smp_rmb();	/* the end time, stored before the ended mark */
-	zswb_count(ZSWB_REQUEUED);
-	zswb_queue(folio, (unsigned long)READ_ONCE(folio->lru.next));
+	zswb_count(slot, ZSWB_REQUEUED);
+	zswb_queue(folio, (unsigned long)READ_ONCE(folio->lru.next), slot);
 }
 
 /* zswap_wb_ops.writeback_end: any context, under RCU. */
@@ -432,42 +574,70 @@ bool zswb_writeback_end(struct folio *folio)
 {
 	unsigned long *word = zswb_mark_word(folio);
 	unsigned long old = READ_ONCE(*word);
+	unsigned long i = zswb_mark_index(old);
+	int slot = i % ZSWB_NR_SLOTS;
 	u64 now;
 
-	if (old != zswb_mark(ZSWB_MARKED) && old != zswb_mark(ZSWB_ISSUED))
+	/* Marked or issued, of any slot: the first two rows of zswb_marks[]. */
+	if (i >= 2 * ZSWB_NR_SLOTS)
 		return false;
 	/*
 	 * sched_clock, not a clocksource read: where the TSC is unstable (as
 	 * in an emulated guest) the clocksource is a device, read per call.
 	 */
 	now = local_clock();
-	if (old == zswb_mark(ZSWB_MARKED)) {
+	if (i < ZSWB_NR_SLOTS) {	/* marked */
 		/*
 		 * zswap still holds its reference: writeback_issued() queues
 		 * it. Until then the folio sits unlocked in the swap cache
 		 * with the time in compound_head's word: even.
 		 */
 		WRITE_ONCE(folio->lru.next, (struct list_head *)zswb_time_word(now));
-		if (try_cmpxchg(word, &old, zswb_mark(ZSWB_ENDED)))
+		if (try_cmpxchg(word, &old, zswb_mark(ZSWB_ENDED, slot)))
 			return true;
 		/* It was issued meanwhile (old is now the issued mark). */
 	}
-	zswb_queue(folio, now);
+	zswb_queue(folio, now, slot);
 	return true;
+}
+
+/* What a drain did to a run of folios of one slot, added once per run. */
+struct zswb_tally {
+	int slot;
+	unsigned long taken, freed;
+	unsigned int lat[ZSWB_LAT_BUCKETS];
+};
+
+static void zswb_tally_add(struct zswb_tally *t)
+{
+	struct zswb_pcpu_stats __percpu *st = zswb_stats_of(t->slot);
+	int i;
+
+	if (!t->taken)
+		return;
+	zswb_count_add(t->slot, ZSWB_FREED_ASYNC, t->freed);
+	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
+		if (t->lat[i])
+			this_cpu_add(st->latency[i], t->lat[i]);
+	preempt_disable();
+	this_cpu_add(st->taken, t->taken);
+	zswb_note_drain(t->slot, t->taken);
+	preempt_enable();
+	memset(t, 0, sizeof(*t));
 }
 
 /*
  * Free the folios queued on @pcp's list in batches, or put them back on the
- * LRU; the latencies and counters are summed here and added once.
+ * LRU; the latencies and counters are summed here and added once for each
+ * run of folios of one slot.
  */
 static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 {
-	unsigned int lat[ZSWB_LAT_BUCKETS] = { 0 };
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
 	struct mem_cgroup *memcg = NULL, *target = NULL;
-	unsigned long taken = 0, freed = 0;
-	int i;
+	struct zswb_tally t = { 0 };
+	unsigned long taken = 0;
 
 	list = llist_del_all(&pcp->ended);
 	if (!list)
@@ -476,12 +646,18 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
 		unsigned long word = READ_ONCE(*zswb_mark_word(folio));
+		int slot = zswb_queued_slot(word);
 		s64 ns;
 		u64 us;
 
-		ns = local_clock() - (word & ~ZSWB_QUEUED_LOCKED);
+		if (slot != t.slot) {
+			zswb_tally_add(&t);
+			t.slot = slot;
+		}
+		ns = local_clock() - (word & ~ZSWB_QUEUED_LOW);
 		us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
-		lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
+		t.lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
+		t.taken++;
 		taken++;
 		/*
 		 * Nobody waits here for a folio lock: the writer runs in
@@ -489,15 +665,15 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 		 * one busy folio would stall the work item's whole list.
 		 */
 		if (!(word & ZSWB_QUEUED_LOCKED) && !folio_trylock(folio)) {
-			zswb_putback_busy(folio);
+			zswb_putback_busy(folio, slot);
 			continue;
 		}
 		if (!zswb_remove(folio, &memcg, &target)) {
-			zswb_putback_locked(folio);
+			zswb_putback_locked(folio, slot);
 			continue;
 		}
 		folio_unlock(folio);
-		freed++;
+		t.freed++;
 		if (!folio_batch_add(&fbatch, folio)) {
 			folios_put(&fbatch);
 			if (may_block)
@@ -505,14 +681,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 		}
 	}
 	folios_put(&fbatch);
-	zswb_count_add(ZSWB_FREED_ASYNC, freed);
-	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		if (lat[i])
-			this_cpu_add(zswb_pcpu_stats.latency[i], lat[i]);
-	preempt_disable();
-	this_cpu_add(zswb_pcpu_stats.taken, taken);
-	zswb_note_drain(taken);
-	preempt_enable();
+	zswb_tally_add(&t);
 	/* The last put after a kill releases zswb_live: see zswb_live_release(). */
 	if (taken)
 		percpu_ref_put_many(&zswb_live, taken);
@@ -520,7 +689,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 
 static void zswb_free_workfn(struct work_struct *work)
 {
-	zswb_count(ZSWB_WORK_RUNS);
+	zswb_count(0, ZSWB_WORK_RUNS);
 	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work), true);
 }
 
@@ -538,9 +707,21 @@ static int zswb_cpu_offline(unsigned int cpu)
  * zswb_param_mutex held; while folios are in flight, the release of
  * zswb_live runs zswb_disarm_work, which calls this again.
  */
+static bool zswb_set_sync(const struct zswb_settings *set)
+{
+	return set->sync_free;
+}
+
+static bool zswb_set_async(const struct zswb_settings *set)
+{
+	return set->async_free;
+}
+
 static int zswb_pf_update(void)
 {
-	bool async = READ_ONCE(async_free), drained;
+	bool async = READ_ONCE(async_free) || zswb_scopes_any(zswb_set_async);
+	bool sync = READ_ONCE(sync_free) || zswb_scopes_any(zswb_set_sync);
+	bool drained;
 
 	lockdep_assert_held(&zswb_param_mutex);
 	if (!zswb_registered())
@@ -572,13 +753,16 @@ static int zswb_pf_update(void)
 	}
 	/* In atomic mode once dead: zero only when no marked folio is left. */
 	drained = !zswb_live_on && percpu_ref_is_zero(&zswb_live);
-	if ((READ_ONCE(sync_free) || !drained) && !zswb_wb_armed) {
+	if ((sync || !drained) && !zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
-	} else if (!READ_ONCE(sync_free) && drained && zswb_wb_armed) {
+	} else if (!sync && drained && zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, false);
 		zswb_wb_armed = false;
 	}
+	/* Each folio's own scope decides at writeback_prepare(): any order is safe. */
+	WRITE_ONCE(zswb_sync_on, sync);
+	WRITE_ONCE(zswb_async_on, async);
 	if (drained && zswb_pinned) {
 		/* zswb_prompt_free_exit() waits for this work item to return. */
 		module_put(THIS_MODULE);
@@ -601,26 +785,16 @@ static void zswb_live_release(struct percpu_ref *ref)
 	queue_delayed_work(system_wq, &zswb_disarm_work, 0);
 }
 
-static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
+/*
+ * Store @on in @var, sync_free or async_free, the global one or a scope's
+ * (scope.c), and arm or disarm what that asks for. Under zswb_param_mutex.
+ */
+static int zswb_free_store(bool *var, bool on)
 {
-	bool on, was;
+	bool was;
 	int ret;
 
-	ret = zswb_parse_bool(val, &on);
-	if (ret) {
-		pr_err("%s: '%.*s' is not a boolean\n", kp->name,
-		       (int)strcspn(val, "\n"), val);
-		return ret;
-	}
-	/*
-	 * Turning async_free off does not wait for the folios in flight: the
-	 * kernel holds every zswap_wb parameter's lock around this call, and
-	 * a stalled swap device would hold them all. Marking stops now; the
-	 * work item frees what is in flight as its writes end ("inflight" in
-	 * debugfs counts them down) and zswb_disarm_work disarms the point
-	 * after the last one. zswbctl waits for that, killably.
-	 */
-	mutex_lock(&zswb_param_mutex);
+	lockdep_assert_held(&zswb_param_mutex);
 	/*
 	 * Arm before the policy is visible: a writeback already past the
 	 * point's key could mark a folio whose end a CPU not yet patched
@@ -632,15 +806,39 @@ static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
 	}
-	was = *(bool *)kp->arg;
-	WRITE_ONCE(*(bool *)kp->arg, on);
+	was = *var;
+	WRITE_ONCE(*var, on);
 	ret = zswb_pf_update();
 	if (ret) {
 		/* rmmod has begun: the policy stays as it was. */
-		WRITE_ONCE(*(bool *)kp->arg, was);
+		WRITE_ONCE(*var, was);
 		zswb_pf_update();
-		pr_err("%s: the module is being unloaded\n", kp->name);
 	}
+	return ret;
+}
+
+static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct zswb_param *p = kp->arg == &sync_free ?
+		&zswb_sync_free_param : &zswb_async_free_param;
+	unsigned int on;
+	int ret;
+
+	ret = zswb_param_parse(p, val, &on);
+	if (ret)
+		return ret;
+	/*
+	 * Turning async_free off does not wait for the folios in flight: the
+	 * kernel holds every zswap_wb parameter's lock around this call, and
+	 * a stalled swap device would hold them all. Marking stops now; the
+	 * work item frees what is in flight as its writes end ("inflight" in
+	 * debugfs counts them down) and zswb_disarm_work disarms the point
+	 * after the last one. zswbctl waits for that, killably.
+	 */
+	mutex_lock(&zswb_param_mutex);
+	ret = zswb_free_store(kp->arg, on);
+	if (ret)
+		pr_err("%s: the module is being unloaded\n", kp->name);
 	mutex_unlock(&zswb_param_mutex);
 	return ret;
 }
@@ -651,22 +849,28 @@ static const struct kernel_param_ops zswb_free_param_ops = {
 };
 
 #define ZSWB_SYNC_FREE_DESC "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
-static const struct zswb_param zswb_sync_free_param = {
+const struct zswb_param zswb_sync_free_param = {
 	.name	= "sync_free",
 	.help	= ZSWB_SYNC_FREE_DESC,
 	.kind	= ZSWB_PARAM_BOOL,
 	.flags	= ZSWB_PARAM_DRAINS,
+	.value	= &sync_free,
+	.setting = offsetof(struct zswb_settings, sync_free),
+	.store	= zswb_free_store,
 };
 module_param_cb(sync_free, &zswb_free_param_ops, &sync_free, 0644);
 MODULE_PARM_DESC(sync_free, ZSWB_SYNC_FREE_DESC);
 
 /* Off stops marking at once; the folios in flight are still freed as their writes end. */
 #define ZSWB_ASYNC_FREE_DESC "Free writeback folios from a work item as soon as their write ends, on block and file swap."
-static const struct zswb_param zswb_async_free_param = {
+const struct zswb_param zswb_async_free_param = {
 	.name	= "async_free",
 	.help	= ZSWB_ASYNC_FREE_DESC,
 	.kind	= ZSWB_PARAM_BOOL,
 	.flags	= ZSWB_PARAM_DRAINS | ZSWB_PARAM_WAITS,
+	.value	= &async_free,
+	.setting = offsetof(struct zswb_settings, async_free),
+	.store	= zswb_free_store,
 };
 module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
 MODULE_PARM_DESC(async_free, ZSWB_ASYNC_FREE_DESC);

@@ -21,12 +21,16 @@
  * earned: the windows of disk faults grow and shrink as they would if the
  * zswap faults had not happened.
  *
+ * Scopes (scope.c): the faulting task's memcg decides, looked up once per
+ * fault; the neighbours of its window follow the fault's answer.
+ *
  * SWP_SYNCHRONOUS_IO devices (zram) are never asked: they keep their own
  * rules. The answers are hints: an entry can be written back or freed
  * right after it was looked up, and readahead only ever reads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -70,10 +74,15 @@ static bool zswb_ra_skips(const struct zswb_ra_policy *p)
 	return p->fault_alone || p->skip_slots;
 }
 
-/* The window being read on this CPU, to count a shrunk window once. */
+/*
+ * The window being read on this CPU, to count a shrunk window once, and,
+ * with scopes, the fault's policy and slot for its neighbours.
+ */
 struct zswb_ra_window {
 	struct task_struct *task;
 	bool shrunk;
+	int policy;
+	int slot;
 };
 
 static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
@@ -84,52 +93,99 @@ static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
  * a zswap entry is read alone and leaves the readahead statistics (the hits
  * and the VMA's last fault address) to the faults that read from disk.
  */
+/* The policy and slot of the current task's scope, under RCU. */
+static void zswb_ra_scope(int *policy, int *slot)
+{
+	const struct zswb_scope_core *sc = zswb_scope_of(mem_cgroup_from_task(current));
+
+	if (sc) {
+		*policy = READ_ONCE(sc->set.readahead_policy);
+		*slot = sc->slot;
+	}
+}
+
+/* A neighbour's policy and slot: its fault's, or looked up (the task moved CPU). */
+static void zswb_ra_neighbour(int *policy, int *slot)
+{
+	struct zswb_ra_window *w = get_cpu_ptr(&zswb_ra_window);
+	bool mine = w->task == current;
+
+	if (mine) {
+		*policy = w->policy;
+		*slot = w->slot;
+	}
+	put_cpu_ptr(&zswb_ra_window);
+	if (!mine)
+		zswb_ra_scope(policy, slot);
+}
+
 bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 {
-	const struct zswb_ra_policy *p = &zswb_ra_policies[READ_ONCE(readahead_policy)];
+	bool scoped = static_branch_unlikely(&zswb_scoped);
+	int policy = READ_ONCE(readahead_policy), slot = 0;
+	const struct zswb_ra_policy *p;
 	struct zswb_ra_window *w;
 
-	/* Armed transiently while the policy moves to or from stock. */
-	if (!zswb_ra_skips(p))
-		return false;
-
 	if (fault) {
+		if (scoped)
+			zswb_ra_scope(&policy, &slot);
+		p = &zswb_ra_policies[policy];
+		/* Armed transiently while the policy moves to or from stock. */
+		if (!scoped && !zswb_ra_skips(p))
+			return false;
 		w = get_cpu_ptr(&zswb_ra_window);
 		w->task = current;
 		w->shrunk = false;
+		w->policy = policy;
+		w->slot = slot;
 		put_cpu_ptr(&zswb_ra_window);
 		if (!p->fault_alone || !zswap_entry_present(entry))
 			return false;
-		zswb_count(ZSWB_RA_FAULTS_ALONE);
-		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
+		zswb_count(slot, ZSWB_RA_FAULTS_ALONE);
+		zswb_count(slot, ZSWB_RA_WINDOWS_SHRUNK);
 		return true;
 	}
 
+	if (scoped)
+		zswb_ra_neighbour(&policy, &slot);
+	p = &zswb_ra_policies[policy];
+	if (!zswb_ra_skips(p))
+		return false;
 	if (!zswap_entry_present(entry)) {
-		zswb_count(ZSWB_RA_DISK_SLOTS);
+		zswb_count(slot, ZSWB_RA_DISK_SLOTS);
 		return false;
 	}
 	if (!p->skip_slots)
 		return false;
-	zswb_count(ZSWB_RA_ZSWAP_SLOTS_SKIPPED);
+	zswb_count(slot, ZSWB_RA_ZSWAP_SLOTS_SKIPPED);
 	/* A task that moved CPU mid-window is not counted: a lower bound. */
 	w = get_cpu_ptr(&zswb_ra_window);
 	if (w->task == current && !w->shrunk) {
 		w->shrunk = true;
-		zswb_count(ZSWB_RA_WINDOWS_SHRUNK);
+		zswb_count(slot, ZSWB_RA_WINDOWS_SHRUNK);
 	}
 	put_cpu_ptr(&zswb_ra_window);
 	return true;
 }
 
-/* Armed only off stock: then the fault path costs one static branch. */
+static bool zswb_ra_set_skips(const struct zswb_settings *set)
+{
+	return zswb_ra_skips(&zswb_ra_policies[set->readahead_policy]);
+}
+
+/*
+ * Armed only while the global policy or a bound scope's is off stock:
+ * then the fault path costs one static branch. Under zswb_param_mutex.
+ */
 static void zswb_ra_policy_changed(int choice)
 {
-	zswb_arm(ZSWAP_WB_READAHEAD, zswb_ra_skips(&zswb_ra_policies[choice]));
+	zswb_arm(ZSWAP_WB_READAHEAD,
+		 zswb_ra_skips(&zswb_ra_policies[READ_ONCE(readahead_policy)]) ||
+		 zswb_scopes_any(zswb_ra_set_skips));
 }
 
 #define ZSWB_RA_POLICY_DESC "Which swap readahead to skip for zswap entries on a swapin fault."
-static const struct zswb_param zswb_ra_policy_param = {
+const struct zswb_param zswb_ra_policy_param = {
 	.name		= "readahead_policy",
 	.help		= ZSWB_RA_POLICY_DESC,
 	.kind		= ZSWB_PARAM_CHOICE,
@@ -137,15 +193,15 @@ static const struct zswb_param zswb_ra_policy_param = {
 	.names		= zswb_ra_policy_names,
 	.nr_names	= ARRAY_SIZE(zswb_ra_policy_names),
 	.changed	= zswb_ra_policy_changed,
+	.setting	= offsetof(struct zswb_settings, readahead_policy),
 };
 module_param_cb(readahead_policy, &zswb_choice_ops, (void *)&zswb_ra_policy_param, 0644);
 MODULE_PARM_DESC(readahead_policy, ZSWB_RA_POLICY_DESC);
 
-/* Arm the point if insmod arguments chose a policy before registration. */
+/* Arm the point if insmod arguments or a scope chose a policy, or disarm it. */
 static void zswb_readahead_arm(void)
 {
-	if (zswb_ra_skips(&zswb_ra_policies[READ_ONCE(readahead_policy)]))
-		zswb_arm(ZSWAP_WB_READAHEAD, true);
+	zswb_ra_policy_changed(READ_ONCE(readahead_policy));
 }
 
 static const struct zswb_param * const zswb_readahead_params[] = {

@@ -27,6 +27,11 @@
  * The shrink point is armed while the module is loaded, so that stock is
  * counted the same way as the other policies; stock walks exactly as the
  * kernel does.
+ *
+ * Scopes (scope.c): the memcg being shrunk decides, whichever caller asked:
+ * its scope's shrink_policy and shrink_batch, its counters. A call
+ * shrinking the root (the global pool limit's walk reaches it) or with
+ * the memory controller disabled is "global".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -88,29 +93,61 @@ static unsigned int shrink_batch __read_mostly = ZSWB_BATCH_DEFAULT;
 #define ZSWB_STORE_BATCH	SWAP_CLUSTER_MAX
 
 /* Walk one node with a budget, and count what it did. */
-static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid,
+static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid, int slot,
 			       unsigned long budget, unsigned long *scanned)
 {
 	unsigned long left = budget, written;
 
 	written = zswap_shrink_node(memcg, nid, &left);
 	*scanned = budget - left;
-	zswb_node_count(nid, ZSWB_NODE_SCANNED, *scanned);
-	zswb_node_count(nid, ZSWB_NODE_WRITTEN, written);
+	zswb_node_count(slot, nid, ZSWB_NODE_SCANNED, *scanned);
+	zswb_node_count(slot, nid, ZSWB_NODE_WRITTEN, written);
 	return written;
 }
 
-/* zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched. */
+static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
+			       enum zswap_shrink_caller caller, int folio_nid,
+			       int slot, int policy, unsigned long batch);
+
+/*
+ * zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched, as the
+ * scope of @memcg says. The walk sleeps: the scope is held by
+ * zswb_scope_srcu, so that its slot counts this call to its end.
+ */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid)
 {
-	const struct zswb_shrink_policy *p = &zswb_shrink_policies[READ_ONCE(shrink_policy)];
-	unsigned long batch = READ_ONCE(shrink_batch);
+	const struct zswb_scope_core *sc;
+	int idx, ret;
+
+	if (!static_branch_unlikely(&zswb_scoped))
+		return __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
+					   READ_ONCE(shrink_policy),
+					   READ_ONCE(shrink_batch));
+	idx = srcu_read_lock(&zswb_scope_srcu);
+	sc = zswb_scope_of(memcg);
+	if (sc)
+		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, sc->slot,
+					  READ_ONCE(sc->set.shrink_policy),
+					  READ_ONCE(sc->set.shrink_batch));
+	else
+		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
+					  READ_ONCE(shrink_policy),
+					  READ_ONCE(shrink_batch));
+	srcu_read_unlock(&zswb_scope_srcu, idx);
+	return ret;
+}
+
+static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
+			       enum zswap_shrink_caller caller, int folio_nid,
+			       int slot, int policy, unsigned long batch)
+{
+	const struct zswb_shrink_policy *p = &zswb_shrink_policies[policy];
 	unsigned long remaining = batch, scanned = 0, written = 0, s;
 	int i, nid, first = 0, ret;
 
-	zswb_count(caller == ZSWAP_SHRINK_STORE ? ZSWB_SHRINK_CALLS_STORE :
-						  ZSWB_SHRINK_CALLS_WORKER);
+	zswb_count(slot, caller == ZSWAP_SHRINK_STORE ? ZSWB_SHRINK_CALLS_STORE :
+							ZSWB_SHRINK_CALLS_WORKER);
 	if (p->start == ZSWB_START_FOLIO && folio_nid != NUMA_NO_NODE)
 		first = folio_nid;
 	/*
@@ -143,7 +180,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 			budget = batch;
 			break;
 		}
-		written += zswb_walk(memcg, nid, budget, &s);
+		written += zswb_walk(memcg, nid, slot, budget, &s);
 		scanned += s;
 		if (p->spread == ZSWB_SPREAD_CARRY) {
 			remaining -= s;
@@ -154,46 +191,48 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 
 	ret = !scanned ? -ENOENT : written ? 0 : -EAGAIN;
 	if (ret == -ENOENT)
-		zswb_count(ZSWB_SHRINK_ENOENT);
+		zswb_count(slot, ZSWB_SHRINK_ENOENT);
 	else if (ret == -EAGAIN)
-		zswb_count(ZSWB_SHRINK_EAGAIN);
+		zswb_count(slot, ZSWB_SHRINK_EAGAIN);
 	/* zswap_store() rejects the folio when shrink_memcg() fails. */
 	if (ret && caller == ZSWAP_SHRINK_STORE)
-		zswb_count(ZSWB_STORE_REJECTS);
+		zswb_count(slot, ZSWB_STORE_REJECTS);
 	return ret;
 }
 
 #define ZSWB_POLICY_DESC "How shrink_memcg() spreads its batch over the nodes."
-static const struct zswb_param zswb_policy_param = {
+const struct zswb_param zswb_policy_param = {
 	.name		= "shrink_policy",
 	.help		= ZSWB_POLICY_DESC,
 	.kind		= ZSWB_PARAM_CHOICE,
 	.choice		= &shrink_policy,
 	.names		= zswb_shrink_policy_names,
 	.nr_names	= ARRAY_SIZE(zswb_shrink_policy_names),
+	.setting	= offsetof(struct zswb_settings, shrink_policy),
 };
 module_param_cb(shrink_policy, &zswb_choice_ops, (void *)&zswb_policy_param, 0644);
 MODULE_PARM_DESC(shrink_policy, ZSWB_POLICY_DESC);
 
 /* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
 #define ZSWB_BATCH_DESC "Entries one shrink_memcg() call may scan."
-static const struct zswb_param zswb_batch_param = {
+const struct zswb_param zswb_batch_param = {
 	.name		= "shrink_batch",
 	.help		= ZSWB_BATCH_DESC,
 	.kind		= ZSWB_PARAM_UINT,
 	.def		= ZSWB_BATCH_DEFAULT,
 	.min		= 1,
 	.max		= 1024,
+	.value		= &shrink_batch,
+	.setting	= offsetof(struct zswb_settings, shrink_batch),
 };
 
 static int zswb_batch_set(const char *val, const struct kernel_param *kp)
 {
-	const struct zswb_param *p = &zswb_batch_param;
-	int ret = param_set_uint_minmax(val, kp, p->min, p->max);
+	unsigned int v;
+	int ret = zswb_param_parse(&zswb_batch_param, val, &v);
 
-	if (ret)
-		pr_err("%s: '%.*s' is not an integer from %u to %u\n", p->name,
-		       (int)strcspn(val, "\n"), val, p->min, p->max);
+	if (!ret)
+		WRITE_ONCE(*(unsigned int *)kp->arg, v);
 	return ret;
 }
 

@@ -7,7 +7,8 @@
  * and arms the hook's points on their behalf; each family lives in the
  * file named after it and exports its hook callbacks here. stats.c owns
  * the counters (zswap_wb_stats.h) and the debugfs directory, whose
- * "schema" describes every statistic and parameter.
+ * "schema" describes every statistic and parameter. scope.c binds policy
+ * settings to cgroups (configfs) and finds the scope of a memcg.
  */
 #ifndef _ZSWAP_WB_H
 #define _ZSWAP_WB_H
@@ -17,9 +18,13 @@
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/mutex.h>
+#include <linux/jump_label.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
 
+struct dentry;
+struct mem_cgroup;
 struct seq_file;
 
 /* The counters (zswap_wb_stats.h): zswb_count() and zswb_count_add(). */
@@ -57,29 +62,55 @@ struct zswb_pcpu_stats {
 	unsigned long drain_gen; /* the reset generation drain_max belongs to */
 };
 
+/*
+ * Every event is counted once, in the slot of the scope it belongs to
+ * (scope.c): slot 0 is "global", what no scope covers, and is the static
+ * per-CPU variable, so that a host with no scope counts exactly as before;
+ * slots 1 to ZSWB_NR_SLOTS - 1 are allocated for the scopes as they are
+ * made. The host's totals are the sums over every slot (stats.c).
+ */
+#define ZSWB_NR_SLOTS	32
+
 DECLARE_PER_CPU(struct zswb_pcpu_stats, zswb_pcpu_stats);
 
-static inline void zswb_count(enum zswb_stat_item item)
-{
-	this_cpu_inc(zswb_pcpu_stats.count[item]);
-}
-
-static inline void zswb_count_add(enum zswb_stat_item item, unsigned long nr)
-{
-	this_cpu_add(zswb_pcpu_stats.count[item], nr);
-}
-
-/* The per-node counters, per CPU: NR_ZSWB_NODE_STATS for each node. */
+/* The per-node counters of slot 0, per CPU: NR_ZSWB_NODE_STATS for each node. */
 extern unsigned long __percpu *zswb_node_stats;
 
-static inline void zswb_node_count(int nid, enum zswb_node_stat_item item,
-				   unsigned long nr)
+/* A scope's slot's counters: allocated with its first scope, freed at exit. */
+struct zswb_slot_pcpu {
+	struct zswb_pcpu_stats __percpu *stats;
+	unsigned long __percpu *node;
+};
+
+extern struct zswb_slot_pcpu zswb_slot_pcpu[ZSWB_NR_SLOTS];
+
+/* The counters of @slot; 0 is the static ones, as a constant where it is known. */
+static inline struct zswb_pcpu_stats __percpu *zswb_stats_of(int slot)
 {
-	this_cpu_add(zswb_node_stats[nid * NR_ZSWB_NODE_STATS + item], nr);
+	return slot ? zswb_slot_pcpu[slot].stats : &zswb_pcpu_stats;
 }
 
-/* stats.c: a drain of one CPU's list took @nr folios (preemption off). */
-void zswb_note_drain(unsigned long nr);
+static inline void zswb_count(int slot, enum zswb_stat_item item)
+{
+	this_cpu_inc(zswb_stats_of(slot)->count[item]);
+}
+
+static inline void zswb_count_add(int slot, enum zswb_stat_item item,
+				  unsigned long nr)
+{
+	this_cpu_add(zswb_stats_of(slot)->count[item], nr);
+}
+
+static inline void zswb_node_count(int slot, int nid,
+				   enum zswb_node_stat_item item, unsigned long nr)
+{
+	unsigned long __percpu *node = slot ? zswb_slot_pcpu[slot].node : zswb_node_stats;
+
+	this_cpu_add(node[nid * NR_ZSWB_NODE_STATS + item], nr);
+}
+
+/* stats.c: a drain of one CPU's list took @nr folios of @slot (preemption off). */
+void zswb_note_drain(int slot, unsigned long nr);
 
 /* The kinds of parameter, as debugfs "schema" names them. */
 enum zswb_param_kind {
@@ -96,10 +127,25 @@ enum zswb_param_kind {
 #define ZSWB_PARAM_WAITS	BIT(1)	/* off leaves folios in flight: wait for inflight 0 */
 
 /*
+ * The settings a scope binds to a cgroup (scope.c): one for each policy
+ * parameter, of the parameter's type. The parameters themselves are the
+ * settings of "global". Read locklessly by the hook callbacks.
+ */
+struct zswb_settings {
+	bool sync_free;
+	bool async_free;
+	int shrink_policy;
+	unsigned int shrink_batch;
+	int readahead_policy;
+};
+
+/*
  * A parameter as debugfs "schema" describes it: one for each
  * module_param_cb(), listed by its family. The help is the parameter's
  * MODULE_PARM_DESC, from the same string. A choice parameter uses
- * zswb_choice_ops, with its struct zswb_param as kp->arg.
+ * zswb_choice_ops, with its struct zswb_param as kp->arg. Each one is a
+ * policy: @setting is where a scope keeps its own value of it, @value the
+ * global one.
  */
 struct zswb_param {
 	const char *name;
@@ -112,6 +158,10 @@ struct zswb_param {
 	const char * const *names;	/* CHOICE: the names, as sysfs_match_string() takes them */
 	unsigned int nr_names;
 	void (*changed)(int choice);	/* CHOICE (optional): under zswb_param_mutex, once stored */
+	void *value;			/* BOOL, UINT: the global value (bool, unsigned int) */
+	size_t setting;			/* offsetof(struct zswb_settings, <name>) */
+	/* BOOL: store @on in @var (the global or a scope's), under zswb_param_mutex */
+	int (*store)(bool *var, bool on);
 };
 
 /*
@@ -135,13 +185,49 @@ extern const struct zswb_family zswb_prompt_free;
 extern struct mutex zswb_param_mutex;
 extern const struct kernel_param_ops zswb_choice_ops;
 int zswb_parse_bool(const char *val, bool *res);
+int zswb_param_parse(const struct zswb_param *p, const char *val,
+		     unsigned int *res);
+int zswb_param_emit(const struct zswb_param *p, unsigned int v, char *buf);
+unsigned int zswb_param_global(const struct zswb_param *p);
 void zswb_arm(enum zswap_wb_point point, bool armed);
 bool zswb_registered(void);
 void zswb_params_show(struct seq_file *m);
+void zswb_families_rearm(void);
+
+/* The policy parameters, each a setting of every scope (scope.c). */
+extern const struct zswb_param zswb_sync_free_param;
+extern const struct zswb_param zswb_async_free_param;
+extern const struct zswb_param zswb_policy_param;
+extern const struct zswb_param zswb_batch_param;
+extern const struct zswb_param zswb_ra_policy_param;
 
 /* stats.c */
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
+int zswb_stats_slot_alloc(int slot);
+bool zswb_stats_slot_quiet(int slot);
+void zswb_stats_slot_fold(int slot);
+void zswb_stats_slot_live(int slot, bool live);
+void zswb_stats_slot_files(struct dentry *dir, int slot);
+struct dentry *zswb_stats_scopes_dir(void);
+
+/*
+ * scope.c: what a lookup of a memcg finds, under RCU (or zswb_scope_srcu,
+ * for a caller that sleeps): the scope's slot and settings, or NULL for
+ * "global". Only while zswb_scoped is on: with no scope bound to a
+ * cgroup, no hot path looks anything up.
+ */
+struct zswb_scope_core {
+	int slot;
+	struct zswb_settings set;
+};
+
+DECLARE_STATIC_KEY_FALSE(zswb_scoped);
+extern struct srcu_struct zswb_scope_srcu;
+const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg);
+bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set));
+int zswb_scopes_init(void);
+void zswb_scopes_exit(void);
 
 /* shrinker.c: the hook's shrink callback */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,

@@ -37,6 +37,10 @@
 #   sampled every 10 ms, pages written back, the module's counters. With
 #   icount, as prompt-free. 3.5 minutes of one host core (16 runs of about
 #   10 s of guest time; 13 minutes of wall time beside other VMs).
+# scope-cost (not part of the default run): the prompt-free workload on
+#   disk swap, async_free on, with no scope, a scope covering it and a
+#   scope that does not, under icount: instructions per folio written
+#   back; bench-results/scope-cost.log.
 # apps (not part of the default run; make bench-apps): real applications
 #   from Debian packages (a kernel build with gcc, Redis with
 #   redis-benchmark) in the Debian 12 guest, stock against each policy;
@@ -52,7 +56,7 @@ set -eu
 zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead store"
-EXTRA="profile apps"
+EXTRA="profile apps scope-cost"
 names=${*:-$ALL}
 mkdir -p bench-results
 conf=tools/bench/config
@@ -111,6 +115,17 @@ store() {
 	python3 tools/bench/report.py store "$log" bench-results/store.json
 }
 
+# The cost of the scopes' lookup (not part of the default run): the
+# prompt-free workload, async_free on, with no scope, with a scope covering
+# it, with one that does not; instructions per folio under icount.
+scope_cost() {
+	local log=bench-results/scope-cost.log
+	bash tools/vm/run.sh $icount --timeout 3600 \
+		--cmd "$(knobs scope-cost)ZSWB_ICOUNT_SHIFT=$ZSWB_BENCH_ICOUNT /bench/scope_cost.sh $ZSWB_BENCH_SCOPE_ROUNDS" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py scope-cost "$log" bench-results/scope-cost.json
+}
+
 # run_one NAME: the benchmark, with its knobs in a shell of its own
 # (prompt-free and profile give the same knobs defaults of their own).
 run_one() {
@@ -123,6 +138,7 @@ run_one() {
 		store) store ;;
 		profile) profile ;;
 		apps) bash tools/bench/apps/run.sh ;;
+		scope-cost) scope_cost ;;
 		esac
 	)
 }

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# DESC: a scoped cgroup removed while its folios are in flight
+#
+# The writes of the scope's folios are held (a suspended device-mapper
+# device) while the cgroup's tasks are killed and the cgroup removed; the
+# folios end after it is gone and still resolve in the scope, whose
+# "cgroup" says the cgroup was removed. Rebinding the scope then works.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/scope.lib"
+scope_trap gone gone2
+need_scopes || exit 1
+DM=zswbscrm
+dm=$(dmctl create $DM /dev/vda) || exit 1
+zswap_on
+mkswap /dev/$dm >/dev/null && swapon /dev/$dm || exit 1
+cg_mk gone "$CG_MAX" || exit 1
+scope_new g /gone async_free=Y || exit 1
+echo 1 > "$ZSWB_DEBUGFS/reset"
+cg_run gone thrash --size "$SIZE" --passes 50 > /tmp/a.out 2>&1 &
+scope_wait_inflight g 32 60
+dmctl suspend $DM &
+spid=$!
+sleep 1
+scope_wait_inflight g 1 10
+echo 1 > "$CG_ROOT/gone/cgroup.kill"
+w=0
+while grep -q "populated 1" "$CG_ROOT/gone/cgroup.events" && [ $w -lt 200 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+q=$(sstat g inflight)
+rmdir "$CG_ROOT/gone"
+rmrc=$?
+shown=$(cat "$SCOPES/g/cgroup")
+msg "cgroup removed (rmdir $rmrc) with $q folios of the scope in flight; cgroup reads '$shown'"
+dmctl resume $DM
+wait $spid
+wait
+w=0
+while [ "$(sstat g inflight)" -gt 0 ] && [ $w -lt 300 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+check_identity g || exit 1
+cg_mk gone2 "$CG_MAX" || exit 1
+echo /gone2 > "$SCOPES/g/cgroup"
+rebind=$?
+check "the cgroup was removed with folios of the scope in flight" "[ $rmrc -eq 0 ] && [ $q -gt 0 ]" &&
+check "the scope's cgroup says it is gone" "[ '$shown' = '/gone (removed)' ]" &&
+check "the scope freed its folios" "[ $(sstat g freed_async) -gt 0 ]" &&
+check "the scope takes another cgroup" "[ $rebind -eq 0 ] && [ \"\$(cat $SCOPES/g/cgroup)\" = /gone2 ]" &&
+check_sums g
