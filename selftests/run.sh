@@ -15,7 +15,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings hot-paths checkpatch zswbctl patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp"
+ALL="build-warnings hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -183,6 +183,7 @@ suite_checkpatch() {
 }
 
 suite_zswbctl() { bash tools/zswbctl/test.sh; }
+suite_zswbctl_ab() { bash selftests/zswbctl/ab_test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
