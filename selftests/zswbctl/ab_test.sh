@@ -36,7 +36,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 43
+ktap_set_plan 44
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -223,6 +223,11 @@ printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0,10" "1,aa,0,A,,0
 zsw ab --json --from-csv "$tmp/one.csv"
 $py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]; sys.exit(not (m["outside"] == 1 and not m["differs"] and m["verdict"].startswith("within the noise")))' "$tmp/out"
 res $? "ab report: outside the noise in 1 of 3 pairs is within the noise"
+# Two of three pairs outside, one inside: still within the noise.
+sed 's/^7,pair,3,B,,0,9.5$/7,pair,3,B,,0,25/' "$tmp/one.csv" >"$tmp/two.csv"
+zsw ab --from-csv "$tmp/two.csv"
+grep -qxF "  every metric is within the noise" "$tmp/out" && ! grep -q "^  m: B is" "$tmp/out"
+res $? "ab report: outside the noise in 2 of 3 pairs is within the noise"
 printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,pair,1,A,,0,10" "1,pair,1,B,,0,20" >"$tmp/noaa.csv"
 zsw ab --json --from-csv "$tmp/noaa.csv"
 $py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]; sys.exit(not (m["aa_ratio"] is None and m["verdict"] == "no A/A pair measured it: the noise is unknown"))' "$tmp/out"
