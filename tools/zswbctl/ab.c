@@ -902,14 +902,25 @@ static int scope_set(int k, int side)
 	return 0;
 }
 
-/* Bind scope @k to cgroup @rel (as /proc/PID/cgroup names it); 0 or 1. */
-static int scope_bind(int k, const char *rel)
+/*
+ * Bind scope @k to cgroup @rel (as /proc/PID/cgroup names it); 0 or 1. A
+ * scope that will not be bound again (its last cgroup is gone) is made
+ * anew, with the same name and settings.
+ */
+static int scope_bind(int k, int side, const char *rel)
 {
 	char dir[PATH_MAX];
 	int err;
 
 	scope_path(k, dir, sizeof(dir));
 	err = write_in(dir, "cgroup", rel);
+	if (err && err != -ENOENT && !rmdir(dir)) {
+		ab.scope_made[k] = false;
+		if (!mkdir(dir, 0755)) {
+			ab.scope_made[k] = true;
+			err = scope_set(k, side) ? -EINVAL : write_in(dir, "cgroup", rel);
+		}
+	}
 	if (err)
 		msg("cannot bind scope %s to %s: %s", ab.scope[k], rel, strerror(-err));
 	return !!err;
@@ -1075,7 +1086,7 @@ static int run_sequential(enum run_kind kind, int pair, int side)
  */
 static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 {
-	char cg[2][PATH_MAX], name[32], rel[PATH_MAX + 40], stats[64];
+	char cg[2][PATH_MAX] = { "", "" }, name[32], rel[PATH_MAX + 40], stats[64];
 	struct snap before[2] = { 0 }, after = { 0 };
 	int k, ret = 0, sides[2] = { side0, side1 }, done = 0;
 	struct run *r[2];
@@ -1091,7 +1102,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 			ret = scope_set(k, sides[k]);
 		pathf(rel, sizeof(rel), "%s/%s", ab.cg_rel, name);
 		if (!ret)
-			ret = scope_bind(k, rel);
+			ret = scope_bind(k, sides[k], rel);
 		snprintf(stats, sizeof(stats), "scopes/%s/stats", ab.scope[k]);
 		if (!ret)
 			ret = snap_take(&before[k], stats);
