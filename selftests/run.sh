@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings hot-paths checkpatch zswbctl patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope"
+ALL="build-warnings hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -187,6 +187,7 @@ suite_checkpatch() {
 }
 
 suite_zswbctl() { bash selftests/zswbctl/test.sh; }
+suite_zswbctl_ab() { bash selftests/zswbctl/ab_test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
@@ -297,12 +298,13 @@ suite_vm_readahead() { vm_group readahead; }
 suite_vm_harden() { vm_group harden; }
 suite_vm_smp() { ZSWB_VM_SMP=8 vm_group smp; }
 suite_vm_scope() { vm_group scope; }
+suite_vm_ab() { vm_group ab; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 
 # VM_SECONDS: each VM suite's time in seconds, from its last measurement
 # (Documentation/running.rst): the lanes below take the longest first.
 VM_SECONDS="vm-readahead:704 vm-basic:544 vm-prompt-file:442 vm-harden:399 vm-shrink:321
-vm-prompt-zram:302 vm-prompt-nvme:237 vm-smp:207 vm-nomemcg:189 vm-prompt-disk:179 vm-write-errors:106 vm-scope:400"
+vm-prompt-zram:302 vm-prompt-nvme:237 vm-smp:207 vm-nomemcg:189 vm-prompt-disk:179 vm-write-errors:106 vm-scope:400 vm-ab:400"
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
 run_suite() {

@@ -204,12 +204,13 @@ int check_debugfs(void)
 }
 
 /*
- * Check what @needs: the statistics are the module's, so their commands
- * check that it is loaded first, to name that cause rather than debugfs.
+ * Check what @needs (nothing for 0): the statistics are the module's, so
+ * their commands check that it is loaded first, to name that cause rather
+ * than debugfs.
  */
 int check_dirs(int needs)
 {
-	int ret = check_sysfs();
+	int ret = needs ? check_sysfs() : 0;
 
 	if (!ret && (needs & NEED_DEBUGFS))
 		ret = check_debugfs();

@@ -10,7 +10,7 @@
  * and zswbctl(8)); "diff" exits with the status of the command it ran.
  *
  * This file: the command table, the global options, the usage and the
- * exit codes. The commands are in params.c, stats.c and prom.c.
+ * exit codes. The commands are in params.c, stats.c, ab.c and prom.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +34,8 @@ int print_usage(FILE *f, int code)
 	      "       zswbctl set NAME VALUE [NAME VALUE ...]\n"
 	      "       zswbctl [-j|--json] stats [KEY ...]\n"
 	      "       zswbctl diff [--] CMD [ARGS ...]\n"
+	      "       zswbctl ab [OPTIONS] [--a 'NAME=VALUE ...'] [--b 'NAME=VALUE ...'] -- CMD [ARGS ...]\n"
+	      "       zswbctl ab [--json] [--csv FILE] --from-csv FILE\n"
 	      "       zswbctl prometheus [FILE]\n"
 	      "       zswbctl reset\n"
 	      "       zswbctl unload\n"
@@ -58,6 +60,16 @@ static int print_help(void)
 	      "  diff        run CMD and print how each counter changed (gauges and\n"
 	      "              latency percentiles are left out: they are not deltas);\n"
 	      "              exits with the status of CMD\n"
+	      "  ab          an A/B comparison: an A/A pair, then --pairs N pairs (A B,\n"
+	      "              B A, ...) of CMD, each run in a fresh cgroup, with the\n"
+	      "              settings of --a or --b (sequential: the parameters, put\n"
+	      "              back at the end; --concurrent: A and B at once, each in a\n"
+	      "              policy scope); per metric the medians, the B/A ratios and\n"
+	      "              a verdict against the A/A noise. Options: --pairs N (5),\n"
+	      "              --memory-max V, --zswap-max V, --drop-caches, --warmup,\n"
+	      "              --parent CGROUP, --json, --csv FILE; --from-csv FILE\n"
+	      "              reports again on the runs a --csv saved. Exits 1 if a run\n"
+	      "              of CMD failed, 127 if CMD is not found\n"
 	      "  prometheus  parameters, statistics and the free-latency histogram in\n"
 	      "              the Prometheus text format, for node_exporter's textfile\n"
 	      "              collector; FILE is replaced atomically, else stdout\n"
@@ -104,6 +116,8 @@ static const struct {
 	{ "set", cmd_set, 2, -1, NEED_SYSFS, false },
 	{ "stats", cmd_stats, 0, -1, NEED_DEBUGFS, true },
 	{ "diff", cmd_diff, 1, -1, NEED_DEBUGFS, false },
+	/* ab checks the module itself: --from-csv needs none; --json is its own */
+	{ "ab", cmd_ab, 1, -1, 0, false },
 	{ "prometheus", cmd_prometheus, 0, 1, NEED_DEBUGFS, false },
 	{ "reset", cmd_reset, 0, 0, NEED_DEBUGFS, false },
 	{ "unload", cmd_unload, 0, 0, NEED_SYSFS, false },

@@ -245,7 +245,7 @@ static bool turned_off(const struct param_info *p, const char *val)
  * What the module does not describe (values of a parameter it does not
  * list, of a module without a schema) is left to the module.
  */
-static int param_check(const char *name, const char *val)
+int param_check(const char *name, const char *val)
 {
 	const struct param_info *p = param_info(name);
 	unsigned long num;
@@ -356,6 +356,24 @@ int cmd_get(char **argv)
 	puts(val);
 	free(val);
 	return 0;
+}
+
+/*
+ * Set parameter @name to @val as "set" does: a free policy turned off
+ * waits for the folios in flight. 0, -errno (nothing said), or 1 when the
+ * wait was interrupted.
+ */
+int param_set(const char *name, const char *val)
+{
+	const struct param_info *p;
+	int err = param_write(name, val);
+
+	if (err)
+		return err;
+	if (!(param_flags(name) & DRAIN_WAIT_OFF))
+		return 0;
+	p = param_info(name);
+	return p && turned_off(p, val) ? wait_inflight() : 0;
 }
 
 /* "set NAME VALUE...": set in order, undo all of them on a failure. */

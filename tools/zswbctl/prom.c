@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswbctl: "prometheus", the parameters, statistics and free-latency
- * histogram in the Prometheus text format (version 0.0.4), on stdout or
+ * histogram in the Prometheus text format (version 0.0.4), the host's and
+ * each policy scope's (a "scope" label), on stdout or
  * in a file replaced atomically for node_exporter's textfile collector.
  */
 #define _GNU_SOURCE
@@ -146,8 +147,11 @@ static int prom_params(FILE *out)
 	return ret;
 }
 
-/* Whether statistic @e can be exported; its family name in @name. */
-static bool prom_family(const struct stat_ent *e, char *name, size_t len)
+/*
+ * Whether statistic @e can be exported; its family name, after @prefix
+ * ("zswap_wb_", or "zswap_wb_scope_"), in @name.
+ */
+static bool prom_family(const struct stat_ent *e, const char *prefix, char *name, size_t len)
 {
 	unsigned long long num;
 	const struct stat_info *s;
@@ -161,83 +165,338 @@ static bool prom_family(const struct stat_ent *e, char *name, size_t len)
 	if (!node_key(e->key, &base, &node))
 		base = strlen(e->key);
 	if (s && s->usec)	/* "..._us" in seconds */
-		n = snprintf(name, len, "zswap_wb_%.*s_seconds", (int)base - 3, e->key);
+		n = snprintf(name, len, "%s%.*s_seconds", prefix, (int)base - 3, e->key);
 	else
-		n = snprintf(name, len, "zswap_wb_%.*s%s", (int)base, e->key,
+		n = snprintf(name, len, "%s%.*s%s", prefix, (int)base, e->key,
 			     s && s->kind == STAT_GAUGE ? "" : "_total");
 	return n > 0 && (size_t)n < len;
 }
 
+/* Print the labels of a sample: its scope (if @scope), its node (if per node). */
+static void prom_labels(FILE *out, const char *scope, const char *key)
+{
+	const char *node;
+	size_t base;
+	bool per_node = node_key(key, &base, &node);
+
+	if (!scope && !per_node)
+		return;
+	fputc('{', out);
+	if (scope) {
+		fputs("scope=", out);
+		prom_label(out, scope);
+	}
+	if (per_node)
+		fprintf(out, "%snode=\"%s\"", scope ? "," : "", node);
+	fputc('}', out);
+}
+
 /*
- * The statistics: counters as "_total" counters, gauges as gauges, the
- * latency percentiles as gauges in seconds, per-node keys as one family
- * with a "node" label. A family is printed whole where its first key is.
+ * The statistics of the @n sets in @st (of the scopes in @scope, or one
+ * set with no scope label if @scope is NULL), each family after @prefix:
+ * counters as "_total" counters, gauges as gauges, the latency
+ * percentiles as gauges in seconds, per-node keys as one family with a
+ * "node" label. A family is printed whole where its first key is in the
+ * first set; every set has the keys of the first (one stats format).
  */
-static void prom_stats(FILE *out, const struct stats *st)
+static void prom_stats_of(FILE *out, const char *prefix, const struct stats *st,
+			  char **scope, int n)
 {
 	char name[256], other[256], help[256];
 	const struct stat_info *s;
 	unsigned long long us;
 	const struct stat_ent *e;
-	const char *node;
-	size_t i, j, base;
+	size_t i, j;
 	bool seen;
+	int k;
 
-	for (i = 0; i < st->n; i++) {
-		if (!prom_family(&st->ent[i], name, sizeof(name)))
+	for (i = 0; i < st[0].n; i++) {
+		if (!prom_family(&st[0].ent[i], prefix, name, sizeof(name)))
 			continue;
 		for (seen = false, j = 0; j < i && !seen; j++)
-			seen = prom_family(&st->ent[j], other, sizeof(other)) &&
+			seen = prom_family(&st[0].ent[j], prefix, other, sizeof(other)) &&
 			       !strcmp(name, other);
 		if (seen)
 			continue;
-		s = stat_find(st->ent[i].key);
-		snprintf(help, sizeof(help), MODNAME " statistic %.200s.", st->ent[i].key);
+		s = stat_find(st[0].ent[i].key);
+		snprintf(help, sizeof(help), MODNAME " statistic %.200s.", st[0].ent[i].key);
 		prom_head(out, name, s && s->kind != STAT_COUNTER ? "gauge" : "counter",
 			  s ? s->help : help);
-		for (j = i; j < st->n; j++) {
-			e = &st->ent[j];
-			if (!prom_family(e, other, sizeof(other)) || strcmp(name, other))
-				continue;
-			fputs(name, out);
-			if (node_key(e->key, &base, &node))
-				fprintf(out, "{node=\"%s\"}", node);
-			fputc(' ', out);
-			if (s && s->usec && parse_num(e->val, &us))
-				prom_seconds(out, us);
-			else
-				print_num(out, e->val);
-			fputc('\n', out);
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < st[k].n; j++) {
+				e = &st[k].ent[j];
+				if (!prom_family(e, prefix, other, sizeof(other)) ||
+				    strcmp(name, other))
+					continue;
+				fputs(name, out);
+				prom_labels(out, scope ? scope[k] : NULL, e->key);
+				fputc(' ', out);
+				if (s && s->usec && parse_num(e->val, &us))
+					prom_seconds(out, us);
+				else
+					print_num(out, e->val);
+				fputc('\n', out);
+			}
 		}
 	}
 }
 
+/* The host's statistics, as the module has always exported them. */
+static void prom_stats(FILE *out, const struct stats *st)
+{
+	prom_stats_of(out, "zswap_wb_", st, NULL, 1);
+}
+
 /*
- * free_latency_us as a histogram in seconds. The module counts a time at
- * or over the last bound in the last line, so that line has no upper
- * bound: it is only in "+Inf". There is no _sum: the module keeps bucket
- * counts only, and a sum made of bucket bounds would be a guess.
+ * A free_latency_us histogram in seconds, as family @name, from debugfs
+ * files @file of the @n scopes in @scope (or one with no scope label if
+ * @scope is NULL). The module counts a time at or over the last bound in
+ * the last line, so that line has no upper bound: it is only in "+Inf".
+ * There is no _sum: the module keeps bucket counts only, and a sum made of
+ * bucket bounds would be a guess.
  */
+static int prom_latency_of(FILE *out, const char *name, char **file, char **scope, int n)
+{
+	unsigned long long total;
+	struct latency lat;
+	int i, k, ret;
+
+	prom_head(out, name, "histogram", "Time from writeback end to free.");
+	for (k = 0; k < n; k++) {
+		ret = latency_load_file(&lat, file[k]);
+		if (ret)
+			return ret;
+		for (total = 0, i = 0; i < lat.n - 1; i++) {
+			total += lat.count[i];
+			fprintf(out, "%s_bucket{", name);
+			if (scope) {
+				fputs("scope=", out);
+				prom_label(out, scope[k]);
+				fputc(',', out);
+			}
+			fputs("le=\"", out);
+			prom_seconds(out, lat.bound[i]);
+			fprintf(out, "\"} %llu\n", total);
+		}
+		total += lat.count[lat.n - 1];
+		fprintf(out, "%s_bucket{", name);
+		if (scope) {
+			fputs("scope=", out);
+			prom_label(out, scope[k]);
+			fputc(',', out);
+		}
+		fprintf(out, "le=\"+Inf\"} %llu\n%s_count", total, name);
+		if (scope) {
+			fputs("{scope=", out);
+			prom_label(out, scope[k]);
+			fputc('}', out);
+		}
+		fprintf(out, " %llu\n", total);
+	}
+	return 0;
+}
+
+/* The host's free-latency histogram. */
 static int prom_latency(FILE *out)
 {
-	const char *name = "zswap_wb_free_latency_seconds";
-	unsigned long long total = 0;
-	struct latency lat;
-	int i, ret;
+	char *file = "free_latency_us";
 
-	ret = latency_load(&lat);
-	if (ret)
-		return ret;
-	prom_head(out, name, "histogram", "Time from writeback end to free.");
-	for (i = 0; i < lat.n - 1; i++) {
-		total += lat.count[i];
-		fprintf(out, "%s_bucket{le=\"", name);
-		prom_seconds(out, lat.bound[i]);
-		fprintf(out, "\"} %llu\n", total);
+	return prom_latency_of(out, "zswap_wb_free_latency_seconds", &file, NULL, 1);
+}
+
+/* A scope's settings: "name=value" words, sorted by name, and their count. */
+struct settings {
+	int n;
+	char *name[64], *val[64];
+};
+
+static void settings_free(struct settings *s)
+{
+	while (s->n-- > 0) {
+		free(s->name[s->n]);
+		free(s->val[s->n]);
 	}
-	total += lat.count[lat.n - 1];
-	fprintf(out, "%s_bucket{le=\"+Inf\"} %llu\n%s_count %llu\n", name, total, name, total);
-	return 0;
+	s->n = 0;
+}
+
+/* Add setting @name = @val (of a choice, the current one) to @s; false if out of memory. */
+static bool settings_add(struct settings *s, const char *name, const char *val)
+{
+	char buf[256];
+	const char *v = current_choice(val, buf, sizeof(buf));
+
+	if (s->n == (int)ARRAY_SIZE(s->name))
+		return true;	/* more than any module has */
+	s->name[s->n] = strdup(name);
+	s->val[s->n] = strdup(v ? v : val);
+	if (!s->name[s->n] || !s->val[s->n]) {
+		free(s->name[s->n]);
+		free(s->val[s->n]);
+		return false;
+	}
+	s->n++;
+	return true;
+}
+
+/*
+ * The settings of scope @name: the attributes of its configfs directory
+ * but "cgroup" (in @cgroup); of "global", the module parameters. 0 or 1.
+ */
+static int settings_load(const char *cfs, const char *name, struct settings *s, char **cgroup)
+{
+	char path[PATH_MAX + 256], *val;
+	struct dirent **ents;
+	bool global = !strcmp(name, "global");
+	int i, n, err, ret = 0;
+
+	*cgroup = NULL;
+	if (global) {
+		n = param_list(&ents);
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", cfs, name);
+		n = scandir(path, &ents, NULL, alphasort);
+		if (n < 0)
+			msg("cannot list %s: %s", path, strerror(errno));
+	}
+	if (n < 0)
+		return 1;
+	for (i = 0; i < n && !ret; i++) {
+		if (ents[i]->d_name[0] == '.')
+			continue;
+		if (global) {
+			val = param_read_raw(ents[i]->d_name, &err);
+		} else {
+			snprintf(path, sizeof(path), "%s/%s/%s", cfs, name, ents[i]->d_name);
+			val = read_all(path, &err);
+			if (val)
+				val[strcspn(val, "\n")] = '\0';
+		}
+		if (!val) {
+			msg("cannot read setting %s of scope %s: %s", ents[i]->d_name, name,
+			    strerror(-err));
+			ret = 1;
+		} else if (!global && !strcmp(ents[i]->d_name, "cgroup")) {
+			*cgroup = val;
+			continue;
+		} else if (prom_name_ok(ents[i]->d_name) &&
+			   !settings_add(s, ents[i]->d_name, val)) {
+			msg("out of memory");
+			ret = 1;
+		}
+		free(val);
+	}
+	param_list_free(ents, n);
+	return ret;
+}
+
+/*
+ * zswap_wb_scope_info: one sample per scope, 1, its cgroup and settings
+ * as labels: each setting by its name, and all of them in "settings"
+ * ("name=value ...", sorted by name), for rules that group by setting.
+ */
+static int prom_scope_info(FILE *out, char **scope, int n)
+{
+	const char *cfs = env_or("ZSWB_CONFIGFS", "/sys/kernel/config/" MODNAME);
+	struct settings s = { 0 };
+	char *cgroup;
+	int i, k, ret = 0;
+
+	prom_head(out, "zswap_wb_scope_info", "gauge",
+		  "A policy scope, 1: its cgroup (global: none, the rest of the host) and its settings as labels.");
+	for (k = 0; k < n && !ret; k++) {
+		ret = settings_load(cfs, scope[k], &s, &cgroup);
+		if (ret)
+			break;
+		fputs("zswap_wb_scope_info{scope=", out);
+		prom_label(out, scope[k]);
+		fputs(",cgroup=", out);
+		prom_label(out, cgroup ? cgroup : "");
+		for (i = 0; i < s.n; i++) {
+			if (!strcmp(s.name[i], "scope") || !strcmp(s.name[i], "cgroup") ||
+			    !strcmp(s.name[i], "settings"))
+				continue;
+			fprintf(out, ",%s=", s.name[i]);
+			prom_label(out, s.val[i]);
+		}
+		fputs(",settings=\"", out);
+		for (i = 0; i < s.n; i++)
+			fprintf(out, "%s%s=%s", i ? " " : "", s.name[i], s.val[i]);
+		fputs("\"} 1\n", out);
+		free(cgroup);
+		settings_free(&s);
+	}
+	settings_free(&s);
+	return ret;
+}
+
+/* scandir() filter: a scope's directory ("." and ".." left out). */
+static int is_scope(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/*
+ * The policy scopes: each scope's statistics and histogram as the
+ * zswap_wb_scope_* families with a "scope" label, "global" for everything
+ * outside the scopes, and their settings as zswap_wb_scope_info. A module
+ * without scopes (no debugfs "scopes") has none of these families.
+ */
+static int prom_scopes(FILE *out)
+{
+	char dir[PATH_MAX], **scope = NULL, **file = NULL;
+	struct stats *st = NULL;
+	struct dirent **ents = NULL;
+	int i, n, ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/scopes", debugfs_dir);
+	n = scandir(dir, &ents, is_scope, alphasort);
+	if (n < 0 && errno != ENOENT) {
+		msg("cannot list %s: %s", dir, strerror(errno));
+		return 1;
+	}
+	if (n <= 0) {	/* a module without scopes: the host's families say it all */
+		free(ents);
+		return 0;
+	}
+	scope = calloc(n, sizeof(*scope));
+	file = calloc(n, sizeof(*file));
+	st = calloc(n, sizeof(*st));
+	if (!scope || !file || !st) {
+		msg("out of memory");
+		ret = 1;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		scope[i] = ents[i]->d_name;
+		if (asprintf(&file[i], "scopes/%s/stats", scope[i]) < 0) {
+			file[i] = NULL;
+			ret = 1;
+		}
+		if (!ret)
+			ret = stats_load_file(&st[i], file[i]);
+		free(file[i]);
+		if (asprintf(&file[i], "scopes/%s/free_latency_us", scope[i]) < 0) {
+			file[i] = NULL;
+			ret = 1;
+		}
+	}
+	if (!ret)
+		prom_stats_of(out, "zswap_wb_scope_", st, scope, n);
+	if (!ret)
+		ret = prom_latency_of(out, "zswap_wb_scope_free_latency_seconds", file, scope, n);
+	if (!ret)
+		ret = prom_scope_info(out, scope, n);
+	for (i = 0; i < n; i++) {
+		if (st)
+			stats_free(&st[i]);
+		if (file)
+			free(file[i]);
+		free(ents[i]);
+	}
+	free(ents);
+	free(st);
+	free(file);
+	free(scope);
+	return ret;
 }
 
 /*
@@ -307,7 +566,8 @@ static int write_atomic(const char *path, const char *buf, size_t len)
 
 /*
  * "prometheus [FILE]": parameters, statistics and the free-latency
- * histogram in the Prometheus text format (version 0.0.4), for the
+ * histogram of the host, then those of each policy scope with a "scope"
+ * label, in the Prometheus text format (version 0.0.4), for the
  * node_exporter textfile collector. Built in memory first: on any error
  * nothing is printed and FILE is not touched.
  */
@@ -331,6 +591,8 @@ int cmd_prometheus(char **argv)
 		prom_stats(out, &st);
 	if (!ret)
 		ret = prom_latency(out);
+	if (!ret)
+		ret = prom_scopes(out);
 	stats_free(&st);
 	if (fclose(out) && !ret) {
 		msg("out of memory");

@@ -35,8 +35,11 @@ static int stats_print(void)
 	return 0;
 }
 
-/* Read and split the stats file into key/value pairs; 0 or the exit code. */
-int stats_load(struct stats *st)
+/*
+ * Read and split debugfs file @name, "key value" lines as in "stats", into
+ * key/value pairs; 0 or the exit code.
+ */
+int stats_load_file(struct stats *st, const char *name)
 {
 	struct stat_ent *tmp;
 	char *line, *save, *p;
@@ -44,7 +47,7 @@ int stats_load(struct stats *st)
 
 	st->ent = NULL;
 	st->n = 0;
-	st->buf = debugfs_read("stats", &ret);
+	st->buf = debugfs_read(name, &ret);
 	if (!st->buf)
 		return ret;
 	for (line = strtok_r(st->buf, "\n", &save); line;
@@ -64,6 +67,12 @@ int stats_load(struct stats *st)
 	return 0;
 }
 
+/* Read and split the stats file into key/value pairs; 0 or the exit code. */
+int stats_load(struct stats *st)
+{
+	return stats_load_file(st, "stats");
+}
+
 /* Free what stats_load() allocated. */
 void stats_free(struct stats *st)
 {
@@ -72,7 +81,7 @@ void stats_free(struct stats *st)
 }
 
 /* Return the value of @key in @st, or NULL. */
-static const char *stats_find(const struct stats *st, const char *key)
+const char *stats_find(const struct stats *st, const char *key)
 {
 	size_t i;
 
@@ -100,7 +109,7 @@ bool node_key(const char *key, size_t *base_len, const char **node)
  * Whether @key is a counter, as the module's schema says: what it does not
  * describe (or a module without a schema) is taken as one.
  */
-static bool stat_is_counter(const char *key)
+bool stat_is_counter(const char *key)
 {
 	const struct stat_info *s = stat_find(key);
 
@@ -262,6 +271,15 @@ int cmd_stats(char **argv)
 	return ret;
 }
 
+/*
+ * The status of a child as a shell gives it: its exit status, or 128 +
+ * the signal that ended it.
+ */
+int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /* Run @argv and wait; its exit status, or 128 + signal like a shell. */
 static int run_cmd(char **argv)
 {
@@ -293,8 +311,7 @@ static int run_cmd(char **argv)
 	sigaction(SIGQUIT, &oquit, NULL);
 	if (pid < 0)
 		return 1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) :
-				   128 + WTERMSIG(status);
+	return exit_code(status);
 }
 
 /*
@@ -354,12 +371,12 @@ int cmd_reset(char **argv __maybe_unused)
  * rising; the module counts a time at or over the last bound in the last
  * line. 0, or the exit code after saying why.
  */
-int latency_load(struct latency *lat)
+int latency_load_file(struct latency *lat, const char *name)
 {
 	char *buf, *line, *save;
 	int n = 0, ret;
 
-	buf = debugfs_read("free_latency_us", &ret);
+	buf = debugfs_read(name, &ret);
 	if (!buf)
 		return ret;
 	for (line = strtok_r(buf, "\n", &save); line && !ret;
@@ -368,16 +385,22 @@ int latency_load(struct latency *lat)
 		    sscanf(line, "%llu %llu", &lat->bound[n], &lat->count[n]) != 2 ||
 		    strspn(line, "0123456789 ") != strlen(line) ||
 		    (n && lat->bound[n] <= lat->bound[n - 1])) {
-			msg("%s/free_latency_us: unexpected line '%s'", debugfs_dir, line);
+			msg("%s/%s: unexpected line '%s'", debugfs_dir, name, line);
 			ret = 1;
 		}
 		n++;
 	}
 	free(buf);
 	if (!n && !ret) {
-		msg("%s/free_latency_us is empty", debugfs_dir);
+		msg("%s/%s is empty", debugfs_dir, name);
 		ret = 1;
 	}
 	lat->n = n;
 	return ret;
+}
+
+/* latency_load_file() of the host's histogram, free_latency_us. */
+int latency_load(struct latency *lat)
+{
+	return latency_load_file(lat, "free_latency_us");
 }

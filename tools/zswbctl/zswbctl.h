@@ -3,7 +3,8 @@
  * zswbctl: what the command files share. main.c picks the command (the
  * table, the options, the usage and exit codes); params.c reads and sets
  * the module parameters; stats.c reads the statistics; prom.c writes them
- * in the Prometheus text format; common.c holds the file helpers and says
+ * in the Prometheus text format; ab.c runs an A/B comparison and reports
+ * on it; common.c holds the file helpers and says
  * why the module or debugfs is not there; schema.c reads what the module
  * says of its statistics and parameters. Every JSON byte comes from
  * json_writer.c, the kernel's bpftool's.
@@ -112,6 +113,8 @@ char *param_read(const char *name, int *err);
 int read_failed(const char *name, int err);
 int param_list(struct dirent ***ents);
 void param_list_free(struct dirent **ents, int n);
+int param_check(const char *name, const char *val);
+int param_set(const char *name, const char *val);
 int cmd_get(char **argv);
 int cmd_set(char **argv);
 int cmd_unload(char **argv);
@@ -138,12 +141,20 @@ struct latency {
 
 bool node_key(const char *key, size_t *base_len, const char **node);
 int stats_load(struct stats *st);
+int stats_load_file(struct stats *st, const char *name);
+const char *stats_find(const struct stats *st, const char *key);
+bool stat_is_counter(const char *key);
+int exit_code(int status);
 void stats_free(struct stats *st);
 int latency_load(struct latency *lat);
+int latency_load_file(struct latency *lat, const char *name);
 int cmd_status(char **argv);
 int cmd_stats(char **argv);
 int cmd_diff(char **argv);
 int cmd_reset(char **argv);
+
+/* ab.c */
+int cmd_ab(char **argv);
 
 /* prom.c */
 int cmd_prometheus(char **argv);

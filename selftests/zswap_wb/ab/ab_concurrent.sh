@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# DESC: zswbctl ab --concurrent: A and B at once in two policy scopes, async_free N vs Y told apart by each scope's counters, the global parameters untouched
+#
+# Two thrash workloads at once, each in its own memcg under zswbctl ab's
+# cgroup, each bound to a policy scope of its own (configfs), on
+# virtio-blk swap: the scope with async_free=Y frees what it writes back,
+# the one with N frees nothing. ab must report zswap_wb.freed_async
+# outside the noise, B above A, in every pair; leave /proc/vmstat out (it
+# is the host's); leave no scope and no cgroup behind; and never touch
+# the global parameters. Skips without policy scopes. Exits 0 (pass), 4
+# (skip) or 1 (fail).
+. "$(dirname "$0")/../lib.sh"
+
+SIZE=${ZSWB_TEST_SIZE:-100}
+CG_MAX=${ZSWB_TEST_CG_MAX:-40M}
+PASSES=${ZSWB_TEST_PASSES:-2}
+PAIRS=${ZSWB_AB_PAIRS:-2}
+CFS=/sys/kernel/config/zswap_wb
+out=/tmp/ab-concurrent
+
+msg() { echo "# $*"; }
+
+cleanup() {
+	for s in "$CFS"/zswbctl-ab-*; do
+		[ -d "$s" ] && rmdir "$s"
+	done
+	for d in "$CG_ROOT"/zswbctl-ab.*; do
+		[ -d "$d" ] || continue
+		for c in "$d"/*/; do
+			[ -d "$c" ] && rmdir "$c" 2>/dev/null
+		done
+		rmdir "$d" 2>/dev/null
+	done
+	swap_off >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+# field FILE METRIC KEY: a field of ab --json's report on METRIC.
+field() {
+	sed -n "/^        \"$2\": {/,/^        }/p" "$1" | sed -n "s/^            \"$3\": \(.*\)$/\1/p" | sed 's/,$//'
+}
+
+[ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }
+is_mounted /sys/kernel/config || mount -t configfs none /sys/kernel/config 2>/dev/null
+[ -d "$CFS" ] || { msg "no $CFS: this zswap_wb has no policy scopes"; exit 4; }
+zswap_on
+swap_on disk || { msg "swapon of /dev/vda failed"; exit 1; }
+mkdir -p "$out"
+before=$(for f in "$ZSWB_PARAMS"/*; do echo "$(basename "$f")=$(cat "$f")"; done)
+fail=0
+
+zswbctl ab --concurrent --pairs "$PAIRS" --memory-max "$CG_MAX" --json --csv "$out/ny.csv" \
+	--a async_free=N --b async_free=Y -- thrash --size "$SIZE" --passes "$PASSES" \
+	> "$out/ny.json" 2> "$out/ny.err"
+rc=$?
+msg "zswbctl ab --concurrent exited $rc"
+zswbctl ab --from-csv "$out/ny.csv" | sed 's/^/# /'
+[ $rc -eq 0 ] || { sed 's/^/# stderr: /' "$out/ny.err"; fail=1; }
+grep -q '"mode": "concurrent"' "$out/ny.json" || { msg "FAILED: not reported as concurrent"; fail=1; }
+differs=$(field "$out/ny.json" zswap_wb.freed_async differs)
+outside=$(field "$out/ny.json" zswap_wb.freed_async outside)
+msg "freed_async differs $differs, outside in $outside of $PAIRS pairs"
+[ "$differs" = true ] && [ "$outside" = "$PAIRS" ] ||
+	{ msg "FAILED: freed_async not outside the noise in every pair"; fail=1; }
+grep -q '"verdict": "B is above 0 where A is 0, outside the noise' "$out/ny.json" ||
+	{ msg "FAILED: no verdict that B frees where A does not"; fail=1; }
+# Both sides wrote back: each scope counted its own.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "zswap_wb.written_back") c = i; next }
+	$2 == "pair" && !($c > 0) { bad = 1 } END { exit !c || bad }' "$out/ny.csv" ||
+	{ msg "FAILED: a run whose scope wrote nothing back"; fail=1; }
+! grep -q '"vmstat\.' "$out/ny.json" || { msg "FAILED: the host's vmstat in a concurrent report"; fail=1; }
+ls -d "$CFS"/zswbctl-ab-* 2>/dev/null && { msg "FAILED: a scope of ab is left"; fail=1; }
+ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is left"; fail=1; }
+after=$(for f in "$ZSWB_PARAMS"/*; do echo "$(basename "$f")=$(cat "$f")"; done)
+[ "$before" = "$after" ] || { msg "FAILED: the global parameters changed: $before / $after"; fail=1; }
+exit $fail

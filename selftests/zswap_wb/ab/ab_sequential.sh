@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# DESC: zswbctl ab on disk swap: async_free N vs Y outside the noise through pgrotated, an A/A within it, settings put back after SIGTERM
+#
+# thrash walks SIZE MiB in a memcg of CG_MAX (zswbctl ab --memory-max) on
+# virtio-blk swap with zswap on. With async_free=N about 70% of the
+# written-back folios rotate (pgrotated); with Y almost none do: ab must
+# report vmstat.pgrotated outside the noise, B lower, in every pair. With
+# the same settings on both sides (A/A) it must report pgrotated within
+# the noise. Then ab is stopped by SIGTERM in its first run: the parameter
+# it set must read as before, its cgroup must be gone, and it must exit
+# 128 + 15. Exits 0 (pass), 4 (skip) or 1 (fail).
+. "$(dirname "$0")/../lib.sh"
+
+SIZE=${ZSWB_TEST_SIZE:-150}
+CG_MAX=${ZSWB_TEST_CG_MAX:-50M}
+PASSES=${ZSWB_TEST_PASSES:-2}
+PAIRS=${ZSWB_AB_PAIRS:-3}
+# B's settings of the first comparison: async_free=N here must fail the
+# test (no difference to find), which shows that it can.
+B=${ZSWB_AB_B:-async_free=Y}
+out=/tmp/ab-sequential
+
+msg() { echo "# $*"; }
+
+cleanup() {
+	for d in "$CG_ROOT"/zswbctl-ab.*; do
+		[ -d "$d" ] || continue
+		for c in "$d"/*/; do
+			[ -d "$c" ] && rmdir "$c" 2>/dev/null
+		done
+		rmdir "$d" 2>/dev/null
+	done
+	swap_off >/dev/null 2>&1
+	[ -d /sys/module/zswap_wb ] && echo 0 > "$ZSWB_PARAMS/async_free"
+}
+trap cleanup EXIT
+
+# field FILE METRIC KEY: a field of ab --json's report on METRIC.
+field() {
+	# busybox has no JSON reader: the report's lines are one value each.
+	sed -n "/^        \"$2\": {/,/^        }/p" "$1" | sed -n "s/^            \"$3\": \(.*\)$/\1/p" | sed 's/,$//'
+}
+
+[ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }
+[ -f /sys/fs/cgroup/cgroup.controllers ] || { msg "no cgroup v2"; exit 4; }
+zswap_on
+swap_on disk || { msg "swapon of /dev/vda failed"; exit 1; }
+echo 0 > "$ZSWB_PARAMS/async_free"
+mkdir -p "$out"
+fail=0
+
+# ab NAME A B: one comparison, its JSON in $out/NAME.json, its CSV beside.
+ab() {
+	zswbctl ab --pairs "$PAIRS" --memory-max "$CG_MAX" --drop-caches --json \
+		--csv "$out/$1.csv" --a "$2" --b "$3" -- \
+		thrash --size "$SIZE" --passes "$PASSES" > "$out/$1.json" 2> "$out/$1.err"
+	rc=$?
+	msg "$1: zswbctl ab exited $rc"
+	zswbctl ab --from-csv "$out/$1.csv" | sed 's/^/# /'
+	[ $rc -eq 0 ] || { sed 's/^/# stderr: /' "$out/$1.err"; return 1; }
+}
+
+if ab ny async_free=N "$B"; then
+	differs=$(field "$out/ny.json" vmstat.pgrotated differs)
+	rmed=$(field "$out/ny.json" vmstat.pgrotated ratio_median)
+	outside=$(field "$out/ny.json" vmstat.pgrotated outside)
+	wb=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "vmstat.zswpwb") c = i; next }
+		$4 == "A" && $2 == "pair" { n += $c } END { print n + 0 }' "$out/ny.csv")
+	msg "N vs $B: pgrotated differs $differs, B/A median $rmed, outside in $outside of $PAIRS pairs; A's zswpwb $wb"
+	[ "$wb" -gt 10000 ] || { msg "FAILED: under 10k pages written back in A's runs: no test"; fail=1; }
+	[ "$differs" = true ] || { msg "FAILED: pgrotated not reported outside the noise"; fail=1; }
+	[ "$outside" = "$PAIRS" ] || { msg "FAILED: pgrotated outside the noise in $outside of $PAIRS pairs"; fail=1; }
+	awk -v r="$rmed" 'BEGIN { exit !(r < 0.5) }' || { msg "FAILED: B/A of pgrotated $rmed, not below 0.5"; fail=1; }
+	grep -q '"verdict": "B is .* lower than A, outside the noise' "$out/ny.json" ||
+		{ msg "FAILED: no verdict in words"; fail=1; }
+else
+	fail=1
+fi
+[ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N"; fail=1; }
+
+if ab aa async_free=N async_free=N; then
+	differs=$(field "$out/aa.json" vmstat.pgrotated differs)
+	msg "A/A: pgrotated differs $differs, outside in $(field "$out/aa.json" vmstat.pgrotated outside) of $PAIRS pairs"
+	[ "$differs" = false ] || { msg "FAILED: an A/A reported outside the noise"; fail=1; }
+	grep -q '"vmstat.pgrotated": {' "$out/aa.json" || { msg "FAILED: no pgrotated in the A/A report"; fail=1; }
+else
+	fail=1
+fi
+
+# Stopped in its first run: the settings and the cgroups are put back.
+zswbctl ab --pairs 1 --memory-max "$CG_MAX" --a async_free=Y --b async_free=Y -- \
+	thrash --size "$SIZE" --passes 20 > "$out/term.out" 2> "$out/term.err" &
+pid=$!
+w=0
+while [ "$(param_value async_free)" != Y ] && [ $w -lt 100 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+sleep 2
+kill -TERM $pid
+wait $pid
+rc=$?
+msg "SIGTERM: zswbctl ab exited $rc, async_free $(param_value async_free)"
+sed 's/^/# stderr: /' "$out/term.err"
+[ $rc -eq 143 ] || { msg "FAILED: exit status $rc, not 143"; fail=1; }
+[ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N after SIGTERM"; fail=1; }
+ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is left"; fail=1; }
+exit $fail
