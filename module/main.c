@@ -335,7 +335,7 @@ static int __init zswb_init(void)
 		if (ret)
 			goto err;
 	}
-	/* Scopes made before registering only store their settings, as setters do. */
+	/* No scope can be made until init has armed (zswb_scope_make()). */
 	ret = zswb_scopes_init();
 	if (ret)
 		goto err;

@@ -480,6 +480,17 @@ static struct config_group *zswb_scope_make(struct config_group *group,
 	if (!sc)
 		return ERR_PTR(-ENOMEM);
 	mutex_lock(&zswb_param_mutex);
+	/*
+	 * configfs is up before init registers the backend, and a failed
+	 * register unregisters it again: a scope made meanwhile would be
+	 * left behind, its css held, in a module being freed.
+	 */
+	if (!zswb_registered()) {
+		mutex_unlock(&zswb_param_mutex);
+		pr_err("scope %s: the module is still loading, try again\n", name);
+		kfree(sc);
+		return ERR_PTR(-EBUSY);
+	}
 	slot = zswb_slot_get();
 	if (slot < 0) {
 		mutex_unlock(&zswb_param_mutex);
