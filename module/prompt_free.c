@@ -482,7 +482,13 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	 * once.
 	 */
 	this_cpu_inc(st->marked);
-	if (!percpu_ref_tryget_live(&zswb_live)) {
+	/*
+	 * Without scopes the global setting decides: zswb_live alone is not
+	 * enough, a scope being unbound keeps it live until the families
+	 * re-arm, after the key went off.
+	 */
+	if ((!slot && !static_branch_unlikely(&zswb_scoped) && !READ_ONCE(async_free)) ||
+	    !percpu_ref_tryget_live(&zswb_live)) {
 		this_cpu_inc(st->taken);
 		zswb_keep(folio, slot);
 		return;
@@ -619,9 +625,13 @@ static void zswb_tally_add(struct zswb_tally *t)
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		if (t->lat[i])
 			this_cpu_add(st->latency[i], t->lat[i]);
+	/*
+	 * The run first: once taken is added the slot can be quiet and be
+	 * reused, and the run would count in the new scope's generation.
+	 */
 	preempt_disable();
-	this_cpu_add(st->taken, t->taken);
 	zswb_note_drain(t->slot, t->taken);
+	this_cpu_add(st->taken, t->taken);
 	preempt_enable();
 	memset(t, 0, sizeof(*t));
 }

@@ -74,25 +74,14 @@ static bool zswb_ra_skips(const struct zswb_ra_policy *p)
 	return p->fault_alone || p->skip_slots;
 }
 
-/*
- * The window being read on this CPU, to count a shrunk window once, and,
- * with scopes, the fault's policy and slot for its neighbours.
- */
+/* The window being read on this CPU, to count a shrunk window once. */
 struct zswb_ra_window {
 	struct task_struct *task;
 	bool shrunk;
-	int policy;
-	int slot;
 };
 
 static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
 
-/*
- * zswap_wb_ops.readahead_skip: under RCU, @entry's device pinned. A fault
- * is asked before its window is computed: under either policy a fault on
- * a zswap entry is read alone and leaves the readahead statistics (the hits
- * and the VMA's last fault address) to the faults that read from disk.
- */
 /* The policy and slot of the current task's scope, under RCU. */
 static void zswb_ra_scope(int *policy, int *slot)
 {
@@ -104,21 +93,12 @@ static void zswb_ra_scope(int *policy, int *slot)
 	}
 }
 
-/* A neighbour's policy and slot: its fault's, or looked up (the task moved CPU). */
-static void zswb_ra_neighbour(int *policy, int *slot)
-{
-	struct zswb_ra_window *w = get_cpu_ptr(&zswb_ra_window);
-	bool mine = w->task == current;
-
-	if (mine) {
-		*policy = w->policy;
-		*slot = w->slot;
-	}
-	put_cpu_ptr(&zswb_ra_window);
-	if (!mine)
-		zswb_ra_scope(policy, slot);
-}
-
+/*
+ * zswap_wb_ops.readahead_skip: under RCU, @entry's device pinned. A fault
+ * is asked before its window is computed: under either policy a fault on
+ * a zswap entry is read alone and leaves the readahead statistics (the hits
+ * and the VMA's last fault address) to the faults that read from disk.
+ */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 {
 	bool scoped = static_branch_unlikely(&zswb_scoped);
@@ -136,8 +116,6 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 		w = get_cpu_ptr(&zswb_ra_window);
 		w->task = current;
 		w->shrunk = false;
-		w->policy = policy;
-		w->slot = slot;
 		put_cpu_ptr(&zswb_ra_window);
 		if (!p->fault_alone || !zswap_entry_present(entry))
 			return false;
@@ -146,8 +124,13 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 		return true;
 	}
 
+	/*
+	 * Looked up again, not taken from the fault's window record: the
+	 * fault's read may sleep in reclaim between two neighbours, long
+	 * enough for its scope to be removed and its slot reused.
+	 */
 	if (scoped)
-		zswb_ra_neighbour(&policy, &slot);
+		zswb_ra_scope(&policy, &slot);
 	p = &zswb_ra_policies[policy];
 	if (!zswb_ra_skips(p))
 		return false;
