@@ -222,6 +222,19 @@ t "stats: unknown key" 1 '' "zswbctl: unknown statistic 'bogus'" \
 printf 'a 1' >"$d/stats"
 t "stats: adds a missing final newline" 0 'a 1' '' stats
 fake
+t "stats --scope: a module without scopes" 1 '' \
+	"zswbctl: $d/scopes: no policy scopes in this zswap_wb (a module before scopes?)" stats --scope b
+mkdir -p "$d/scopes/b" "$d/scopes/global"
+printf 'stored_pages 40\nwritten_back 2\n' >"$d/scopes/b/stats"
+printf 'stored_pages 60\nwritten_back 3\n' >"$d/scopes/global/stats"
+t "stats --scope NAME" 0 "$(<"$d/scopes/b/stats")" '' stats --scope b
+t "stats --scope global KEY" 0 3 '' stats --scope global written_back
+t "stats --scope: unknown scope" 1 '' "zswbctl: no scope 'a' ($d/scopes lists them)" stats --scope a
+t "stats --scope: a path is not a name" 64 '' \
+	"zswbctl: invalid scope name '../b': 1 to 31 of A-Z a-z 0-9 _ . -" stats --scope ../b
+t "stats --scope: missing name" 64 '' "zswbctl: --scope needs a scope name" stats --scope
+t "stats --scope: unknown key" 1 '' "zswbctl: unknown statistic 'bogus'" stats --scope b bogus
+fake
 
 new='stored_pages 97\nwritten_back 15\nstate busy\nadded 3\n'
 t "diff" 3 $'stored_pages -3\nwritten_back 10' '' \

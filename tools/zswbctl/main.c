@@ -32,7 +32,7 @@ int print_usage(FILE *f, int code)
 	fputs("usage: zswbctl [-j|--json] [status]\n"
 	      "       zswbctl get [-c|--choices] NAME\n"
 	      "       zswbctl set NAME VALUE [NAME VALUE ...]\n"
-	      "       zswbctl [-j|--json] stats [KEY ...]\n"
+	      "       zswbctl [-j|--json] stats [--scope NAME] [KEY ...]\n"
 	      "       zswbctl diff [--] CMD [ARGS ...]\n"
 	      "       zswbctl ab [OPTIONS] [--a 'NAME=VALUE ...'] [--b 'NAME=VALUE ...'] -- CMD [ARGS ...]\n"
 	      "       zswbctl ab [--json] [--csv FILE] --from-csv FILE\n"

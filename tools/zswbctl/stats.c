@@ -5,26 +5,28 @@
  * in $ZSWB_DEBUGFS/free_latency_us: "status", "stats", "diff", "reset".
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "json_writer.h"
 #include "zswbctl.h"
 
-/* Print the stats file as it is; 0 or the exit code. */
-static int stats_print(void)
+/* Print stats file @name as it is; 0 or the exit code. */
+static int stats_print(const char *name)
 {
 	size_t len;
 	char *buf;
 	int ret;
 
-	buf = debugfs_read("stats", &ret);
+	buf = debugfs_read(name, &ret);
 	if (!buf)
 		return ret;
 	len = strlen(buf);
@@ -220,7 +222,7 @@ int cmd_status(char **argv __maybe_unused)
 	}
 	dbg = check_debugfs();
 	if (!dbg)
-		dbg = w ? stats_load(&st) : stats_print();
+		dbg = w ? stats_load(&st) : stats_print("stats");
 	if (w && !dbg)
 		json_stats(w, &st, NULL);
 	else if (w)
@@ -235,17 +237,63 @@ int cmd_status(char **argv __maybe_unused)
 	return dbg ? dbg : ret;
 }
 
-/* "stats [KEY...]": print the statistics, or the values of some keys. */
+/*
+ * "--scope NAME": the file of scope NAME's statistics (debugfs
+ * scopes/NAME/stats, "global" for what no scope covers) in @file; 0 or
+ * the exit code. A module without scopes has no scopes/ directory.
+ */
+static int scope_stats_file(const char *name, char *file, size_t size)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	size_t n;
+
+	for (n = 0; name[n]; n++)
+		if (!isalnum((unsigned char)name[n]) && !strchr("_.-", name[n]))
+			break;
+	if (!n || n > 31 || name[n]) {
+		msg("invalid scope name '%s': 1 to 31 of A-Z a-z 0-9 _ . -", name);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/scopes", debugfs_dir);
+	if (stat(path, &sb)) {
+		msg("%s: no policy scopes in this zswap_wb (a module before scopes?)", path);
+		return 1;
+	}
+	snprintf(file, size, "scopes/%s/stats", name);
+	snprintf(path, sizeof(path), "%s/%s", debugfs_dir, file);
+	if (stat(path, &sb)) {
+		msg("no scope '%s' (%s/scopes lists them)", name, debugfs_dir);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * "stats [--scope NAME] [KEY...]": print the statistics, or the values of
+ * some keys, of the host or of one policy scope.
+ */
 int cmd_stats(char **argv)
 {
+	char file[PATH_MAX] = "stats";
 	json_writer_t *w;
 	struct stats st;
 	const char *val;
 	int i, ret;
 
+	if (*argv && !strcmp(*argv, "--scope")) {
+		if (!argv[1]) {
+			msg("--scope needs a scope name");
+			return EXIT_USAGE;
+		}
+		ret = scope_stats_file(argv[1], file, sizeof(file));
+		if (ret)
+			return ret;
+		argv += 2;
+	}
 	if (!*argv && !json)
-		return stats_print();
-	ret = stats_load(&st);
+		return stats_print(file);
+	ret = stats_load_file(&st, file);
 	for (i = 0; argv[i] && !ret; i++) {
 		if (!stats_find(&st, argv[i])) {
 			msg("unknown statistic '%s'", argv[i]);
