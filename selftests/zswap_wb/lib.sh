@@ -107,6 +107,12 @@ choices() {
 	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $4 }' "$ZSWB_DEBUGFS/schema"
 }
 
+# bracketed NAME CHOICE: how policy NAME reads with CHOICE current: every
+# choice of the loaded module, CHOICE in brackets (the elevator idiom).
+bracketed() {
+	choices "$1" | awk -v c="$2" '{ for (i = 1; i <= NF; i++) if ($i == c) $i = "[" c "]"; print }'
+}
+
 # wb_resolved: folios written back whose fate is known: freed, put back
 # (raced, write error, not marked) or left on the LRU by a policy that was
 # off. Equals written_back once nothing is in flight.

@@ -65,8 +65,8 @@ for kv in sync_free=y async_free=on shrink_policy=split shrink_batch=1024 readah
 done
 msg "s2: $(for f in sync_free async_free shrink_policy shrink_batch readahead_policy cgroup; do printf '%s=%s ' $f "$(cat $SCOPES/s2/$f)"; done)"
 [ "$(cat $SCOPES/s2/sync_free) $(cat $SCOPES/s2/async_free) $(cat $SCOPES/s2/shrink_batch)" = "Y Y 1024" ] &&
-	[ "$(cat $SCOPES/s2/shrink_policy)" = "stock carry [split] per_node local_first" ] &&
-	[ "$(cat $SCOPES/s2/readahead_policy)" = "stock skip_fault [skip_zswap_slots]" ] ||
+	[ "$(cat $SCOPES/s2/shrink_policy)" = "$(bracketed shrink_policy split)" ] &&
+	[ "$(cat $SCOPES/s2/readahead_policy)" = "$(bracketed readahead_policy skip_zswap_slots)" ] ||
 	{ msg "s2 does not read back what was written"; bad=1; }
 echo > "$SCOPES/s2/cgroup" || { msg "s2 cannot be unbound"; bad=1; }
 [ -z "$(cat $SCOPES/s2/cgroup)" ] || { msg "s2 still bound"; bad=1; }

@@ -36,11 +36,15 @@ shift
 DURATION=$ZSWB_BENCH_DURATION
 TRICKLE=$ZSWB_BENCH_TRICKLE
 CASE1_PAGES=$ZSWB_BENCH_CASE1_PAGES
-POLICIES="stock carry split per_node local_first"
 ZS_REJECTS="reject_reclaim_fail reject_alloc_fail reject_kmemcache_fail reject_compress_fail reject_compress_poor"
 P=/sys/module/zswap/parameters
 
 modprobe zswap_wb || exit 1
+# Every shrink policy the loaded module offers, in its order (debugfs
+# schema): a policy added to the module is benchmarked with no edit here.
+POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
+	/sys/kernel/debug/zswap_wb/schema)
+[ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
 idle_memcgs 32 || exit 1
 
 # The counters are read from these files: the live ones, or case1's copies

@@ -63,11 +63,15 @@ BATCH=$ZSWB_BENCH_STORE_BATCH
 SAMPLE_MS=$ZSWB_BENCH_SAMPLE_MS
 UNTRACED=$ZSWB_BENCH_UNTRACED
 SLEEP_TIME=$ZSWB_BENCH_SLEEP_TIME
-POLICIES="stock carry split per_node local_first"
 P=/sys/module/zswap/parameters
 TR=/sys/kernel/tracing
 
 modprobe zswap_wb || exit 1
+# Every shrink policy the loaded module offers, in its order (debugfs
+# schema): a policy added to the module is benchmarked with no edit here.
+POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
+	/sys/kernel/debug/zswap_wb/schema)
+[ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
 zs() { cat /sys/kernel/debug/zswap/"$1"; }
 
 [ -e $TR/trace ] || mount -t tracefs tracefs $TR || exit 1
