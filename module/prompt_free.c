@@ -442,6 +442,12 @@ static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
 	sc = zswb_scope_of(folio_memcg(folio));
 	if (sc) {
 		*slot = sc->slot;
+		/*
+		 * Opened inside the section that found the scope: once rmdir's
+		 * grace period is over its slot sees the folio, and is not
+		 * reused until the folio's last count closes it.
+		 */
+		this_cpu_inc(zswb_stats_of(sc->slot)->opened);
 		on = sync ? READ_ONCE(sc->set.sync_free) : READ_ONCE(sc->set.async_free);
 	} else {
 		*slot = 0;
@@ -495,6 +501,8 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	}
 	/* Its write is not submitted yet: no end can read the word. */
 	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED, slot));
+	/* From here marked..taken keeps the slot. */
+	zswb_close(slot);
 }
 
 /* Left on the LRU: a keep mark's folio, or one zswap did not allocate off it. */
@@ -505,20 +513,22 @@ static void zswb_fallback(struct folio *folio, int slot)
 	folio_put(folio);
 }
 
-/* The slot of @folio's scope, for a folio writeback_prepare() did not see. */
-static int zswb_folio_slot(struct folio *folio)
+/*
+ * A folio writeback_prepare() did not see, left on the LRU: counted in its
+ * scope's slot inside the section that found the scope.
+ */
+static void zswb_count_on_lru(struct folio *folio)
 {
-	const struct zswb_scope_core *sc;
-	int slot = 0;
+	const struct zswb_scope_core *sc = NULL;
+	int slot;
 
-	if (static_branch_unlikely(&zswb_scoped)) {
-		rcu_read_lock();
+	rcu_read_lock();
+	if (static_branch_unlikely(&zswb_scoped))
 		sc = zswb_scope_of(folio_memcg(folio));
-		if (sc)
-			slot = sc->slot;
-		rcu_read_unlock();
-	}
-	return slot;
+	slot = sc ? sc->slot : 0;
+	zswb_count(slot, ZSWB_WRITTEN_BACK);
+	zswb_count(slot, ZSWB_FALLBACKS);
+	rcu_read_unlock();
 }
 
 /* zswap_wb_ops.writeback_issued: the folio and zswap's reference are ours. */
@@ -530,9 +540,7 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 
 	if (!off_lru) {
 		/* On the LRU since zswap allocated it, PG_reclaim set. */
-		slot = zswb_folio_slot(folio);
-		zswb_count(slot, ZSWB_WRITTEN_BACK);
-		zswb_count(slot, ZSWB_FALLBACKS);
+		zswb_count_on_lru(folio);
 		folio_put(folio);
 		return;
 	}
@@ -544,11 +552,14 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 		WRITE_ONCE(*word, 0);
 		if (state == ZSWB_KEEP) {
 			zswb_fallback(folio, slot);
+			zswb_close(slot);
 			return;
 		}
 	}
 	if (sync) {
 		zswb_finish(folio, slot, ZSWB_FREED_SYNC);
+		/* A FREE mark's folio: a scope's; slot 0 opens nothing. */
+		zswb_close(slot);
 		return;
 	}
 	if (state != ZSWB_MARKED && state != ZSWB_ENDED) {

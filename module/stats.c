@@ -468,15 +468,23 @@ int zswb_stats_slot_alloc(int slot)
 }
 
 /*
- * Whether no folio that slot @slot's scope marked is still in flight:
- * then, with no scope left to count in it, nothing counts in it again.
+ * Whether no folio that slot @slot's scope marked is still in flight, and
+ * none it looked up is still to be counted (opened, closed): then, with no
+ * scope left to count in it, nothing counts in it again.
  */
 bool zswb_stats_slot_quiet(int slot)
 {
+	unsigned long closed = 0, opened = 0;
 	bool quiet;
+	int cpu;
 
 	mutex_lock(&zswb_stats_mutex);
-	quiet = !zswb_slots[slot].used || !zswb_gauge_inflight(slot);
+	for_each_possible_cpu(cpu)
+		closed += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->closed);
+	smp_rmb();	/* the closes before the opens: never a close without its open */
+	for_each_possible_cpu(cpu)
+		opened += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->opened);
+	quiet = !zswb_slots[slot].used || (!zswb_gauge_inflight(slot) && opened == closed);
 	mutex_unlock(&zswb_stats_mutex);
 	return quiet;
 }

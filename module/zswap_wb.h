@@ -60,6 +60,12 @@ struct zswb_pcpu_stats {
 	unsigned long taken;	/* taken off a list (so resolved), or not marked, here */
 	unsigned long drain_max; /* the most folios one drain on this CPU took */
 	unsigned long drain_gen; /* the reset generation drain_max belongs to */
+	/*
+	 * A scope's folios (slot > 0) from the lookup that found the scope,
+	 * in its RCU section, to their last count outside marked..taken:
+	 * a slot is reused only once the two are equal (prompt_free.c).
+	 */
+	unsigned long opened, closed;
 };
 
 /*
@@ -88,6 +94,13 @@ extern struct zswb_slot_pcpu zswb_slot_pcpu[ZSWB_NR_SLOTS];
 static inline struct zswb_pcpu_stats __percpu *zswb_stats_of(int slot)
 {
 	return slot ? zswb_slot_pcpu[slot].stats : &zswb_pcpu_stats;
+}
+
+/* A scope's folio counted its last outside marked..taken (see opened). */
+static inline void zswb_close(int slot)
+{
+	if (slot)
+		this_cpu_inc(zswb_stats_of(slot)->closed);
 }
 
 static inline void zswb_count(int slot, enum zswb_stat_item item)
