@@ -259,10 +259,14 @@ static void zswb_queue(struct folio *folio, u64 ended, int slot)
 	WRITE_ONCE(*zswb_mark_word(folio), word);
 	cpu = get_cpu();
 	pcp = per_cpu_ptr(&zswb_pcp, cpu);
+	/*
+	 * Up before the folio is on the list: a drain on another CPU may take
+	 * it (and count it down) as soon as it is.
+	 */
+	this_cpu_inc(zswb_stats_of(slot)->queued);
 	/* The first folio on an empty list kicks the work item. */
 	if (llist_add(zswb_folio_node(folio), &pcp->ended))
 		queue_delayed_work_on(cpu, zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
-	this_cpu_inc(zswb_stats_of(slot)->queued);
 	put_cpu();
 }
 
@@ -476,7 +480,13 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 			return;
 		}
 	} else if (sync) {
-		/* Not a mark: writeback_issued() frees it, counted in slot 0. */
+		/*
+		 * Not a mark: writeback_issued() frees it, counted in slot 0;
+		 * unless sync_free is off, allocated off the LRU for a scope
+		 * being unbound (the key goes off before the families re-arm).
+		 */
+		if (!READ_ONCE(sync_free))
+			zswb_keep(folio, 0);
 		return;
 	}
 	st = zswb_stats_of(slot);
@@ -489,12 +499,11 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	 */
 	this_cpu_inc(st->marked);
 	/*
-	 * Without scopes the global setting decides: zswb_live alone is not
-	 * enough, a scope being unbound keeps it live until the families
-	 * re-arm, after the key went off.
+	 * Slot 0 is global's, whose setting decides: zswb_live alone is not
+	 * enough, a scope keeps it live (and one being unbound, until the
+	 * families re-arm after the key went off).
 	 */
-	if ((!slot && !static_branch_unlikely(&zswb_scoped) && !READ_ONCE(async_free)) ||
-	    !percpu_ref_tryget_live(&zswb_live)) {
+	if ((!slot && !READ_ONCE(async_free)) || !percpu_ref_tryget_live(&zswb_live)) {
 		this_cpu_inc(st->taken);
 		zswb_keep(folio, slot);
 		return;
@@ -642,6 +651,7 @@ static void zswb_tally_add(struct zswb_tally *t)
 	 */
 	preempt_disable();
 	zswb_note_drain(t->slot, t->taken);
+	smp_wmb();	/* the run and the counts above before taken */
 	this_cpu_add(st->taken, t->taken);
 	preempt_enable();
 	memset(t, 0, sizeof(*t));

@@ -21,8 +21,8 @@
  * earned: the windows of disk faults grow and shrink as they would if the
  * zswap faults had not happened.
  *
- * Scopes (scope.c): the faulting task's memcg decides, looked up once per
- * fault; the neighbours of its window follow the fault's answer.
+ * Scopes (scope.c): the faulting task's memcg decides, looked up for the
+ * fault and again for each neighbour of its window.
  *
  * SWP_SYNCHRONOUS_IO devices (zram) are never asked: they keep their own
  * rules. The answers are hints: an entry can be written back or freed

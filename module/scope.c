@@ -570,7 +570,7 @@ static struct configfs_subsystem zswb_subsys = {
 	},
 };
 
-/* Before the backend is registered: a scope made meanwhile only stores. */
+/* Before the backend is registered: mkdir refuses until init has armed. */
 int zswb_scopes_init(void)
 {
 	int ret;

@@ -475,16 +475,25 @@ int zswb_stats_slot_alloc(int slot)
 bool zswb_stats_slot_quiet(int slot)
 {
 	unsigned long closed = 0, opened = 0;
-	bool quiet;
+	bool quiet = true;
 	int cpu;
 
 	mutex_lock(&zswb_stats_mutex);
-	for_each_possible_cpu(cpu)
-		closed += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->closed);
-	smp_rmb();	/* the closes before the opens: never a close without its open */
-	for_each_possible_cpu(cpu)
-		opened += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->opened);
-	quiet = !zswb_slots[slot].used || (!zswb_gauge_inflight(slot) && opened == closed);
+	/* A slot never used has no counters to read. */
+	if (zswb_slots[slot].used) {
+		for_each_possible_cpu(cpu)
+			closed += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->closed);
+		/*
+		 * The closes before the ups (marked, opened): zswb_close()
+		 * orders a folio's marked before its close, so a close seen
+		 * here shows its marked too. Every open that counts was made
+		 * in an RCU section that rmdir's grace period waited for.
+		 */
+		smp_rmb();
+		for_each_possible_cpu(cpu)
+			opened += READ_ONCE(per_cpu_ptr(zswb_stats_of(slot), cpu)->opened);
+		quiet = !zswb_gauge_inflight(slot) && opened == closed;
+	}
 	mutex_unlock(&zswb_stats_mutex);
 	return quiet;
 }

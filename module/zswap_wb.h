@@ -99,8 +99,10 @@ static inline struct zswb_pcpu_stats __percpu *zswb_stats_of(int slot)
 /* A scope's folio counted its last outside marked..taken (see opened). */
 static inline void zswb_close(int slot)
 {
-	if (slot)
+	if (slot) {
+		smp_wmb();	/* the folio's counts (marked) before its close */
 		this_cpu_inc(zswb_stats_of(slot)->closed);
+	}
 }
 
 static inline void zswb_count(int slot, enum zswb_stat_item item)
