@@ -86,6 +86,17 @@ struct zswb_scope_map {
 
 static struct zswb_scope_map __rcu *zswb_map;
 
+/*
+ * mem_cgroup_disabled(), read as a value: its static branch would be a
+ * jump entry on a key of the kernel's, for which loading the module must
+ * allocate (jump_label_add_module() warns when that fails); mkdir and a
+ * cgroup write are no hot path.
+ */
+static bool zswb_memcg_disabled(void)
+{
+	return !static_key_enabled(&memory_cgrp_subsys_enabled_key);
+}
+
 static struct zswb_scope *to_zswb_scope(struct config_item *item)
 {
 	return container_of(to_config_group(item), struct zswb_scope, group);
@@ -308,7 +319,7 @@ static struct mem_cgroup *zswb_path_memcg(const char *name, const char *path)
 	struct cgroup_subsys_state *css;
 	struct cgroup *cgrp;
 
-	if (mem_cgroup_disabled()) {
+	if (zswb_memcg_disabled()) {
 		pr_err("scope %s: the memory controller is disabled (cgroup_disable=memory): scopes need it\n",
 		       name);
 		return ERR_PTR(-EOPNOTSUPP);
@@ -471,7 +482,7 @@ static struct config_group *zswb_scope_make(struct config_group *group,
 		       name, ZSWB_SCOPE_NAME_MAX);
 		return ERR_PTR(-EINVAL);
 	}
-	if (mem_cgroup_disabled()) {
+	if (zswb_memcg_disabled()) {
 		pr_err("scope %s: the memory controller is disabled (cgroup_disable=memory): scopes need it\n",
 		       name);
 		return ERR_PTR(-EOPNOTSUPP);
