@@ -664,8 +664,6 @@ static int read_csv(const char *path)
 /* Read "key value" lines of @path into @st (a plain file, not debugfs); 0 or -errno. */
 static int kv_load(struct stats *st, const char *path)
 {
-	char *line, *save, *p;
-	struct stat_ent *tmp;
 	int err;
 
 	st->ent = NULL;
@@ -673,18 +671,7 @@ static int kv_load(struct stats *st, const char *path)
 	st->buf = read_all(path, &err);
 	if (!st->buf)
 		return err;
-	for (line = strtok_r(st->buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		tmp = realloc(st->ent, (st->n + 1) * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		st->ent = tmp;
-		p = line + strcspn(line, " \t");
-		if (*p)
-			*p++ = '\0';
-		st->ent[st->n].key = line;
-		st->ent[st->n++].val = p + strspn(p, " \t");
-	}
-	return 0;
+	return stats_split(st);
 }
 
 /* The value of @key in @st as a number; NAN if absent. */

@@ -38,13 +38,32 @@ static int stats_print(const char *name)
 }
 
 /*
- * Read and split debugfs file @name, "key value" lines as in "stats", into
- * key/value pairs; 0 or the exit code.
+ * Split @st->buf, "key value" lines as in "stats", into key/value pairs
+ * in place; 0, or -ENOMEM.
  */
-int stats_load_file(struct stats *st, const char *name)
+int stats_split(struct stats *st)
 {
 	struct stat_ent *tmp;
 	char *line, *save, *p;
+
+	for (line = strtok_r(st->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		tmp = realloc(st->ent, (st->n + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		st->ent = tmp;
+		p = line + strcspn(line, " \t");
+		if (*p)
+			*p++ = '\0';
+		st->ent[st->n].key = line;
+		st->ent[st->n++].val = p + strspn(p, " \t");
+	}
+	return 0;
+}
+
+/* Read and split debugfs file @name with stats_split(); 0 or the exit code. */
+int stats_load_file(struct stats *st, const char *name)
+{
 	int ret;
 
 	st->ent = NULL;
@@ -52,19 +71,9 @@ int stats_load_file(struct stats *st, const char *name)
 	st->buf = debugfs_read(name, &ret);
 	if (!st->buf)
 		return ret;
-	for (line = strtok_r(st->buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		tmp = realloc(st->ent, (st->n + 1) * sizeof(*tmp));
-		if (!tmp) {
-			msg("out of memory");
-			return 1;
-		}
-		st->ent = tmp;
-		p = line + strcspn(line, " \t");
-		if (*p)
-			*p++ = '\0';
-		st->ent[st->n].key = line;
-		st->ent[st->n++].val = p + strspn(p, " \t");
+	if (stats_split(st)) {
+		msg("out of memory");
+		return 1;
 	}
 	return 0;
 }

@@ -141,6 +141,7 @@ struct latency {
 
 bool node_key(const char *key, size_t *base_len, const char **node);
 int stats_load(struct stats *st);
+int stats_split(struct stats *st);
 int stats_load_file(struct stats *st, const char *name);
 const char *stats_find(const struct stats *st, const char *key);
 bool stat_is_counter(const char *key);

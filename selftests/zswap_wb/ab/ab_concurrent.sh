@@ -11,6 +11,7 @@
 # the global parameters. Skips without policy scopes. Exits 0 (pass), 4
 # (skip) or 1 (fail).
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ab.lib"
 
 SIZE=${ZSWB_TEST_SIZE:-100}
 CG_MAX=${ZSWB_TEST_CG_MAX:-40M}
@@ -19,27 +20,16 @@ PAIRS=${ZSWB_AB_PAIRS:-2}
 CFS=/sys/kernel/config/zswap_wb
 out=/tmp/ab-concurrent
 
-msg() { echo "# $*"; }
 
 cleanup() {
 	for s in "$CFS"/zswbctl-ab-*; do
 		[ -d "$s" ] && rmdir "$s"
 	done
-	for d in "$CG_ROOT"/zswbctl-ab.*; do
-		[ -d "$d" ] || continue
-		for c in "$d"/*/; do
-			[ -d "$c" ] && rmdir "$c" 2>/dev/null
-		done
-		rmdir "$d" 2>/dev/null
-	done
+	ab_cgroups_del
 	swap_off >/dev/null 2>&1
 }
 trap cleanup EXIT
 
-# field FILE METRIC KEY: a field of ab --json's report on METRIC.
-field() {
-	sed -n "/^        \"$2\": {/,/^        }/p" "$1" | sed -n "s/^            \"$3\": \(.*\)$/\1/p" | sed 's/,$//'
-}
 
 [ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }
 is_mounted /sys/kernel/config || mount -t configfs none /sys/kernel/config 2>/dev/null

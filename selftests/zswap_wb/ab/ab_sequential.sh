@@ -11,6 +11,7 @@
 # it set must read as before, its cgroup must be gone, and it must exit
 # 128 + 15. Exits 0 (pass), 4 (skip) or 1 (fail).
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/ab.lib"
 
 SIZE=${ZSWB_TEST_SIZE:-150}
 CG_MAX=${ZSWB_TEST_CG_MAX:-50M}
@@ -21,26 +22,14 @@ PAIRS=${ZSWB_AB_PAIRS:-3}
 B=${ZSWB_AB_B:-async_free=Y}
 out=/tmp/ab-sequential
 
-msg() { echo "# $*"; }
 
 cleanup() {
-	for d in "$CG_ROOT"/zswbctl-ab.*; do
-		[ -d "$d" ] || continue
-		for c in "$d"/*/; do
-			[ -d "$c" ] && rmdir "$c" 2>/dev/null
-		done
-		rmdir "$d" 2>/dev/null
-	done
+	ab_cgroups_del
 	swap_off >/dev/null 2>&1
 	[ -d /sys/module/zswap_wb ] && echo 0 > "$ZSWB_PARAMS/async_free"
 }
 trap cleanup EXIT
 
-# field FILE METRIC KEY: a field of ab --json's report on METRIC.
-field() {
-	# busybox has no JSON reader: the report's lines are one value each.
-	sed -n "/^        \"$2\": {/,/^        }/p" "$1" | sed -n "s/^            \"$3\": \(.*\)$/\1/p" | sed 's/,$//'
-}
 
 [ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }
 [ -f /sys/fs/cgroup/cgroup.controllers ] || { msg "no cgroup v2"; exit 4; }
