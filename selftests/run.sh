@@ -303,8 +303,8 @@ suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_g
 
 # VM_SECONDS: each VM suite's time in seconds, from its last measurement
 # (Documentation/running.rst): the lanes below take the longest first.
-VM_SECONDS="vm-readahead:704 vm-basic:544 vm-prompt-file:442 vm-harden:399 vm-shrink:321
-vm-prompt-zram:302 vm-prompt-nvme:237 vm-smp:207 vm-nomemcg:189 vm-prompt-disk:179 vm-write-errors:106 vm-scope:400 vm-ab:400"
+VM_SECONDS="vm-readahead:640 vm-ab:505 vm-harden:403 vm-basic:372 vm-scope:280 vm-prompt-file:278
+vm-prompt-disk:241 vm-shrink:226 vm-prompt-nvme:216 vm-prompt-zram:195 vm-write-errors:99 vm-smp:88 vm-nomemcg:77"
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
 run_suite() {
