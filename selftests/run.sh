@@ -270,7 +270,8 @@ vm_timeout() {
 # vm_group GROUP [ARG...]: the group's tests in one VM boot
 # (selftests/zswap_wb/run_group.sh), their KTAP.
 vm_group() {
-	local log=$out/vm-$1.log envs
+	# One log per group and argument: the prompt groups run side by side.
+	local log=$out/vm-$(echo "$*" | tr ' ' '-').log envs
 	# The workload sizes (ZSWB_TEST_*) go to the guest's environment.
 	envs=$(env | grep -E '^ZSWB_TEST_[A-Z_]+=[0-9A-Za-z]+$' | tr '\n' ' ')
 	bash tools/vm/run.sh --timeout "$(vm_timeout "$1")" --mem "${ZSWB_VM_MEM:-2048}" --smp "${ZSWB_VM_SMP:-2}" \
