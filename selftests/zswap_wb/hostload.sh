@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What a real host runs beside zswap_wb, started by run_group.sh before a
-# VM test group and stopped after it (lib.sh sources this file in every
-# test too, for hostload_damon_pause): the kernel's own walkers of
+# VM test group and stopped after it: the kernel's own walkers of
 # physical memory and a tenant whose pages move, so that a word of struct
 # page that zswap_wb leaves wrong is read by the kernel itself.
 #
@@ -109,19 +108,6 @@ hostload_damon_stop() {
 	cat $k/contexts/0/schemes/0/stats/nr_tried 2>/dev/null || echo 0
 	echo off > $k/state 2>/dev/null
 	echo 0 > $DAMON_ADMIN/kdamonds/nr_kdamonds 2>/dev/null
-}
-
-# hostload_damon_pause, hostload_damon_resume: the DAMON monitor off for
-# one test, and back on (test_cleanup resumes it after every test).
-hostload_damon_pause() {
-	[ -f $HOSTLOAD_DIR/damon ] && echo off > $DAMON_ADMIN/kdamonds/0/state 2>/dev/null
-	return 0
-}
-
-hostload_damon_resume() {
-	[ -f $HOSTLOAD_DIR/damon ] && [ "$(cat $DAMON_ADMIN/kdamonds/0/state 2>/dev/null)" = off ] &&
-		echo on > $DAMON_ADMIN/kdamonds/0/state
-	return 0
 }
 
 # hostload_start: start everything above in the background.

@@ -427,7 +427,6 @@ test_cleanup() {
 		echo 0 > /sys/module/zswb_holdfree/parameters/hold
 		rmmod zswb_holdfree
 	fi
-	hostload_damon_resume
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled

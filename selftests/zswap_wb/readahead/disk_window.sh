@@ -43,12 +43,6 @@ ra_mix() {
 }
 
 need_module || exit 1
-# Compares readahead hits with stock's within 10%. Beside DAMON's
-# paddr sampling the policies' hits came out 81% to 89% of stock's
-# alone, in runs where they matched it to the page without DAMON and
-# beside every other part of the host load: not understood yet, so
-# DAMON stays off for this test only (test_cleanup turns it back on).
-hostload_damon_pause
 for path in vma cluster; do
 	[ $path = vma ] && v=true || v=false
 	echo $v > /sys/kernel/mm/swap/vma_ra_enabled || exit 1
