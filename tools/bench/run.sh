@@ -41,6 +41,12 @@
 #   disk swap, async_free on, with no scope, a scope covering it and a
 #   scope that does not, under icount: instructions per folio written
 #   back; bench-results/scope-cost.log.
+# cluster (not part of the default run): the swap slot allocator's order
+#   and the device's requests under the prompt-free workload with
+#   rewrites: disk with 6.12's clusters (non-rotational), the same disk
+#   marked rotational (linear scan), and with async_free; zram stock and
+#   with sync_free; requests and merges from /sys/block/*/stat and where
+#   the pages sit in swap (swapmap); under icount.
 # apps (not part of the default run; make bench-apps): real applications
 #   from Debian packages (a kernel build with gcc, Redis with
 #   redis-benchmark) in the Debian 12 guest, stock against each policy;
@@ -56,7 +62,7 @@ set -eu
 zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free shrinker readahead store"
-EXTRA="profile apps scope-cost"
+EXTRA="profile apps scope-cost cluster"
 names=${*:-$ALL}
 mkdir -p bench-results
 conf=tools/bench/config
@@ -126,6 +132,14 @@ scope_cost() {
 	python3 tools/bench/report.py scope-cost "$log" bench-results/scope-cost.json
 }
 
+# The swap slot allocator's order on 6.12 (not part of the default run).
+cluster() {
+	local log=bench-results/cluster.log
+	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs cluster)/bench/cluster.sh $ZSWB_BENCH_ITER" |
+		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	python3 tools/bench/report.py cluster "$log" bench-results/cluster.json
+}
+
 # run_one NAME: the benchmark, with its knobs in a shell of its own
 # (prompt-free and profile give the same knobs defaults of their own).
 run_one() {
@@ -139,6 +153,7 @@ run_one() {
 		profile) profile ;;
 		apps) bash tools/bench/apps/run.sh ;;
 		scope-cost) scope_cost ;;
+		cluster) cluster ;;
 		esac
 	)
 }
