@@ -68,7 +68,7 @@
  * goes on the LRU in writeback_issued(). Every later step reads the slot
  * from the folio, so a folio's counters stay in one slot whatever happens
  * to the scopes while it is in flight. With no scope bound nothing is
- * looked up (the zswb_scoped static key) and slot 0 is a constant.
+ * looked up (zswb_scopes_on(), a static key) and slot 0 is a constant.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -470,7 +470,7 @@ void zswb_writeback_prepare(struct folio *folio, bool sync)
 	struct zswb_pcpu_stats __percpu *st;
 	int slot = 0;
 
-	if (static_branch_unlikely(&zswb_scoped)) {
+	if (zswb_scopes_on()) {
 		if (!zswb_scope_frees(folio, sync, &slot)) {
 			zswb_keep(folio, slot);
 			return;
@@ -532,7 +532,7 @@ static void zswb_count_on_lru(struct folio *folio)
 	int slot;
 
 	rcu_read_lock();
-	if (static_branch_unlikely(&zswb_scoped))
+	if (zswb_scopes_on())
 		sc = zswb_scope_of(folio_memcg(folio));
 	slot = sc ? sc->slot : 0;
 	zswb_count(slot, ZSWB_WRITTEN_BACK);

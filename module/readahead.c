@@ -85,7 +85,7 @@ static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
 /* The policy and slot of the current task's scope, under RCU. */
 static void zswb_ra_scope(int *policy, int *slot)
 {
-	const struct zswb_scope_core *sc = zswb_scope_of(mem_cgroup_from_task(current));
+	const struct zswb_scope_core *sc = zswb_scope_of_current();
 
 	if (sc) {
 		*policy = READ_ONCE(sc->set.readahead_policy);
@@ -101,7 +101,7 @@ static void zswb_ra_scope(int *policy, int *slot)
  */
 bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 {
-	bool scoped = static_branch_unlikely(&zswb_scoped);
+	bool scoped = zswb_scopes_on();
 	int policy = READ_ONCE(readahead_policy), slot = 0;
 	const struct zswb_ra_policy *p;
 	struct zswb_ra_window *w;

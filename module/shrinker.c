@@ -120,7 +120,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	const struct zswb_scope_core *sc;
 	int idx, ret;
 
-	if (!static_branch_unlikely(&zswb_scoped))
+	if (!zswb_scopes_on())
 		return __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
 					   READ_ONCE(shrink_policy),
 					   READ_ONCE(shrink_batch));

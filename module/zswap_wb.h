@@ -19,6 +19,8 @@
 #include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/jump_label.h>
+#include <linux/memcontrol.h>
+#include <linux/printk.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
@@ -237,12 +239,63 @@ struct zswb_scope_core {
 	struct zswb_settings set;
 };
 
-DECLARE_STATIC_KEY_FALSE(zswb_scoped);
 extern struct srcu_struct zswb_scope_srcu;
+
+/*
+ * Scopes name cgroups of the memory controller and live in configfs: a
+ * kernel without either builds the module without scope.c (Kbuild), and
+ * every folio, call and fault follows the global parameters.
+ */
+#if IS_ENABLED(CONFIG_MEMCG) && IS_ENABLED(CONFIG_CONFIGFS_FS)
+DECLARE_STATIC_KEY_FALSE(zswb_scoped);
 const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg);
 bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set));
 int zswb_scopes_init(void);
 void zswb_scopes_exit(void);
+
+/* Whether any scope is bound to a cgroup: only then is anything looked up. */
+static inline bool zswb_scopes_on(void)
+{
+	return static_branch_unlikely(&zswb_scoped);
+}
+
+/* The scope of the current task's memcg, under RCU. */
+static inline const struct zswb_scope_core *zswb_scope_of_current(void)
+{
+	return zswb_scope_of(mem_cgroup_from_task(current));
+}
+#else
+static inline bool zswb_scopes_on(void)
+{
+	return false;
+}
+
+static inline const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg)
+{
+	return NULL;
+}
+
+static inline const struct zswb_scope_core *zswb_scope_of_current(void)
+{
+	return NULL;
+}
+
+static inline bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set))
+{
+	return false;
+}
+
+static inline int zswb_scopes_init(void)
+{
+	pr_info("no policy scopes: the kernel has no %s\n",
+		IS_ENABLED(CONFIG_MEMCG) ? "CONFIG_CONFIGFS_FS" : "CONFIG_MEMCG");
+	return 0;
+}
+
+static inline void zswb_scopes_exit(void)
+{
+}
+#endif
 
 /* shrinker.c: the hook's shrink callback */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
