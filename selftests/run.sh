@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -43,6 +43,52 @@ suite_build_warnings() {
 		ktap_test_pass "module passes sparse (C=2), no warning"
 	else
 		sed 's/^/# /' "$out/sparse.log"; ktap_test_fail "module passes sparse (C=2), no warning"
+	fi
+}
+
+# The hook and the module build on a kernel without the memory controller
+# (CONFIG_MEMCG=n; the test kernel's config otherwise): the hook's files in
+# a tree of their own beside the test kernel's ($ZSWB_CACHE/build-nomemcg-*,
+# modules_prepare and those objects only), the module with W=1 against it,
+# without scopes. modpost's unresolved-symbol warnings are expected: that
+# tree has no vmlinux and so no Module.symvers.
+ZSWB_HOOK_OBJS="mm/zswap.o mm/vmscan.o mm/page_io.o mm/swap_state.o mm/memory.o mm/swapfile.o"
+suite_build_configs() {
+	local obj=${ZSWB_OBJ/build-/build-nomemcg-} m=$out/nomemcg-module
+	export CCACHE_DIR=${CCACHE_DIR:-$ZSWB_CACHE/ccache}
+	ktap_print_header
+	ktap_set_plan 3
+	mkdir -p "$obj"
+	cp "$ZSWB_OBJ/.config" "$obj/.config.new"
+	"$ZSWB_SRC/scripts/config" --file "$obj/.config.new" -d MEMCG
+	cmp -s "$obj/.config.new" "$obj/.config.base" || {
+		cp "$obj/.config.new" "$obj/.config"
+		cp "$obj/.config.new" "$obj/.config.base"
+	}
+	if make -s -C "$ZSWB_SRC" O="$obj" CC="ccache gcc" -j"$ZSWB_JOBS" olddefconfig > "$out/nm.log" 2>&1 &&
+	   ! grep -q '^CONFIG_MEMCG=y' "$obj/.config" &&
+	   make -s -C "$ZSWB_SRC" O="$obj" CC="ccache gcc" -j"$ZSWB_JOBS" modules_prepare $ZSWB_HOOK_OBJS \
+		>> "$out/nm.log" 2>&1 && ! grep -q "warning:" "$out/nm.log"; then
+		ktap_test_pass "the hook's files build with CONFIG_MEMCG=n"
+	else
+		sed 's/^/# /' "$out/nm.log" | tail -30
+		ktap_test_fail "the hook's files build with CONFIG_MEMCG=n"
+	fi
+	mkdir -p "$m"
+	cp -r Kbuild module "$m/"
+	rm -f "$m"/module/*.o "$m"/module/*.ko "$m"/module/.*.cmd
+	make -s -C "$obj" M="$m" CC="ccache gcc" W=1 KBUILD_MODPOST_WARN=1 modules > "$out/nmm.log" 2>&1
+	if [ $? = 0 ] && [ -f "$m/module/zswap_wb.ko" ] && ! grep -q "warning:\|error:" "$out/nmm.log"; then
+		ktap_test_pass "the module builds with CONFIG_MEMCG=n, W=1, no warning"
+	else
+		sed 's/^/# /' "$out/nmm.log" | tail -30
+		ktap_test_fail "the module builds with CONFIG_MEMCG=n, W=1, no warning"
+	fi
+	if [ -f "$m/module/zswap_wb.ko" ] &&
+	   ! nm "$m/module/zswap_wb.ko" | grep -q "configfs_\|zswb_scope_of\|mem_cgroup_from_task"; then
+		ktap_test_pass "without CONFIG_MEMCG the module has no scopes (no configfs, no lookup)"
+	else
+		ktap_test_fail "without CONFIG_MEMCG the module has no scopes (no configfs, no lookup)"
 	fi
 }
 
