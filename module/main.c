@@ -336,6 +336,9 @@ static int __init zswb_init(void)
 			goto err;
 	}
 	/* No scope can be made until init has armed (zswb_scope_make()). */
+	if (!ZSWB_HAVE_SCOPES)
+		pr_info("no policy scopes: the kernel has no %s\n",
+			IS_ENABLED(CONFIG_MEMCG) ? "CONFIG_CONFIGFS_FS" : "CONFIG_MEMCG");
 	ret = zswb_scopes_init();
 	if (ret)
 		goto err;

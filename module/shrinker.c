@@ -124,7 +124,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		return __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
 					   READ_ONCE(shrink_policy),
 					   READ_ONCE(shrink_batch));
-	idx = srcu_read_lock(&zswb_scope_srcu);
+	idx = zswb_scope_lock();
 	sc = zswb_scope_of(memcg);
 	if (sc)
 		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, sc->slot,
@@ -134,7 +134,7 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
 					  READ_ONCE(shrink_policy),
 					  READ_ONCE(shrink_batch));
-	srcu_read_unlock(&zswb_scope_srcu, idx);
+	zswb_scope_unlock(idx);
 	return ret;
 }
 

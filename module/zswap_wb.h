@@ -20,7 +20,6 @@
 #include <linux/mutex.h>
 #include <linux/jump_label.h>
 #include <linux/memcontrol.h>
-#include <linux/printk.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
 #include <linux/zswap.h>
@@ -239,24 +238,35 @@ struct zswb_scope_core {
 	struct zswb_settings set;
 };
 
-extern struct srcu_struct zswb_scope_srcu;
-
 /*
  * Scopes name cgroups of the memory controller and live in configfs: a
  * kernel without either builds the module without scope.c (Kbuild), and
  * every folio, call and fault follows the global parameters.
  */
-#if IS_ENABLED(CONFIG_MEMCG) && IS_ENABLED(CONFIG_CONFIGFS_FS)
+#define ZSWB_HAVE_SCOPES (IS_ENABLED(CONFIG_MEMCG) && IS_ENABLED(CONFIG_CONFIGFS_FS))
+#if ZSWB_HAVE_SCOPES
 DECLARE_STATIC_KEY_FALSE(zswb_scoped);
+extern struct srcu_struct zswb_scope_srcu;
 const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg);
 bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set));
 int zswb_scopes_init(void);
 void zswb_scopes_exit(void);
 
 /* Whether any scope is bound to a cgroup: only then is anything looked up. */
-static inline bool zswb_scopes_on(void)
+static __always_inline bool zswb_scopes_on(void)
 {
 	return static_branch_unlikely(&zswb_scoped);
+}
+
+/* Hold the scopes across a call that sleeps (zswb_scope_srcu). */
+static inline int zswb_scope_lock(void)
+{
+	return srcu_read_lock(&zswb_scope_srcu);
+}
+
+static inline void zswb_scope_unlock(int idx)
+{
+	srcu_read_unlock(&zswb_scope_srcu, idx);
 }
 
 /* The scope of the current task's memcg, under RCU. */
@@ -265,9 +275,18 @@ static inline const struct zswb_scope_core *zswb_scope_of_current(void)
 	return zswb_scope_of(mem_cgroup_from_task(current));
 }
 #else
-static inline bool zswb_scopes_on(void)
+static __always_inline bool zswb_scopes_on(void)
 {
 	return false;
+}
+
+static inline int zswb_scope_lock(void)
+{
+	return 0;
+}
+
+static inline void zswb_scope_unlock(int idx)
+{
 }
 
 static inline const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg)
@@ -287,8 +306,6 @@ static inline bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set)
 
 static inline int zswb_scopes_init(void)
 {
-	pr_info("no policy scopes: the kernel has no %s\n",
-		IS_ENABLED(CONFIG_MEMCG) ? "CONFIG_CONFIGFS_FS" : "CONFIG_MEMCG");
 	return 0;
 }
 
