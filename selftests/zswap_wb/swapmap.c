@@ -7,16 +7,17 @@
  * Reads /proc/PID/pagemap over PID's largest private anonymous mapping
  * (thrash's region) and prints one line:
  *
- *   pages N present P swapped S clusters C fill_pct F adjacent_pct A runs R
+ *   pages N present P swapped S clusters C fill_pct F adjacent_pct A slot_runs R
  *
- * swapped: pages whose PTE holds a swap entry (in zswap or on the device:
- * the slot is the same); clusters: distinct 512-slot swap clusters
- * (SWAPFILE_CLUSTER) among their slots; fill_pct: swapped / (clusters *
+ * swapped: pages whose PTE holds a swap entry of a swap device (in zswap
+ * or on the device: the slot is the same), not a migration entry or a
+ * marker, which pagemap flags as swap too; clusters: distinct 512-slot
+ * swap clusters (SWAPFILE_CLUSTER, with CONFIG_THP_SWAP) among their slots; fill_pct: swapped / (clusters *
  * 512), how full the clusters the region uses are; adjacent_pct: of the
  * neighbouring pages both swapped to one device, the share whose slots
  * are neighbours too (offset + 1), which is what lets the block layer
- * merge their writes and readahead read them in one request; runs: the
- * number of runs of consecutive slots in the region's page order.
+ * merge their writes and readahead read them in one request; slot_runs:
+ * the number of runs of consecutive slots in the region's page order.
  *
  * Needs CAP_SYS_ADMIN (pagemap hides swap offsets from others).
  */
@@ -33,6 +34,12 @@
 #define PM_SWAP (1ULL << 62)
 #define PM_SWAP_TYPE(e) ((e) & 0x1f)
 #define PM_SWAP_OFFSET(e) (((e) >> 5) & ((1ULL << 50) - 1))
+/*
+ * Swap types from MAX_SWAPFILES up are migration, hwpoison, device and
+ * marker entries (include/linux/swap.h): MAX_SWAPFILES is 32 less those,
+ * 23 at the least. Entries of type 23 and up are not swap devices' slots.
+ */
+#define SWAP_TYPES_MIN 23
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -101,7 +108,8 @@ int main(int argc, char **argv)
 	close(fd);
 	for (i = 0; i < pages; i++) {
 		uint64_t en = pm[i];
-		int sw = (en & PM_SWAP) && !(en & PM_PRESENT);
+		int sw = (en & PM_SWAP) && !(en & PM_PRESENT) &&
+			 PM_SWAP_TYPE(en) < SWAP_TYPES_MIN;
 
 		present += !!(en & PM_PRESENT);
 		if (sw) {
@@ -127,7 +135,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swapmap: %s hides swap offsets (needs CAP_SYS_ADMIN)\n", path);
 		return 1;
 	}
-	printf("pages %lu present %lu swapped %lu clusters %lu fill_pct %.1f adjacent_pct %.1f runs %lu\n",
+	printf("pages %lu present %lu swapped %lu clusters %lu fill_pct %.1f adjacent_pct %.1f slot_runs %lu\n",
 	       pages, present, swapped, clusters,
 	       clusters ? 100.0 * swapped / (clusters * CLUSTER) : 0.0,
 	       pairs ? 100.0 * adjacent / pairs : 0.0, runs);

@@ -463,6 +463,7 @@ FIG_KEYS = {
     "readahead": ("time_s", "pswpin", "zswpin"),
     "store": ("time_s", "store_p99_us", "written_back", "over_pct"),
     "apps": ("build_s", "rps", "p95_ms", "cpu_s"),
+    "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
 }
 FIG_TITLES = {
     "prompt-free": "prompt freeing on against off: paired ratios, the A/A pair's as a band",
@@ -470,6 +471,7 @@ FIG_TITLES = {
     "readahead": "each readahead_policy against stock (the band: stock's own runs)",
     "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
     "apps": "each policy against stock of its swap kind (the band: stock's own runs)",
+    "cluster": "the slot order's variants against stock (the band: stock's own runs)",
 }
 
 

@@ -4,28 +4,38 @@
 # Cluster-order benchmark, run in the VM by tools/bench/run.sh:
 #   cluster.sh ROUNDS
 # What the swap slot allocator's order does to the device's requests on
-# 6.12, under the prompt-free workload (thrash: fill, then rewrite, so
-# that write faults free slots and leave holes; then every page read back
-# once). Variants, rotated from round to round:
+# 6.12, under the prompt-free workload (thrash: fill, rewrite it whole
+# PASSES times and random pages for RANDOM seconds, then read every page
+# back once) on a swap area only SWAP MiB large: over half of it is in
+# use, so vm_swap_full() holds and every swap-in frees its slot (a read
+# fault too: should_try_to_free_swap()), leaving holes in clusters still
+# in use, and the free clusters can run out, so that the allocator reaches
+# its nonfull clusters. Variants, rotated from round to round:
 #   disk stock     virtio-blk marked non-rotational, as every other disk
-#                  test: 6.12's cluster allocator (a CPU's cluster, then a
-#                  free cluster, then nonfull ones)
-#   disk scan      the same disk marked rotational before swapon: no
-#                  clusters, 6.12's linear scan from cluster_next
+#                  test: 6.12's cluster allocator (the CPU's cluster, then
+#                  a free cluster, then nonfull ones)
+#   disk scan      the same disk marked rotational before swapon: 6.12 gives
+#                  it no clusters, only the linear scan from cluster_next
 #   disk async     stock with async_free on
 #   zram stock     zram (synchronous, non-rotational): the cluster allocator
 #   zram sync      stock with sync_free on
+# A rotational swap device turns VMA readahead off for every device
+# (swap_use_vma_readahead()), so every disk variant runs with
+# vma_ra_enabled off: all three read ahead by swap cluster alike.
 # One "RESULT kind variant round key=value..." line per run: wr_req,
 # wr_merged, wr_sectors, rd_req, rd_merged, rd_sectors, discards (the
 # device's /sys/block/DEV/stat deltas over the run), wr_req_per_mib and
 # rd_req_per_mib (requests per MiB moved), pswpout, pswpin, zswpwb,
 # swap_ra, swap_ra_hit (/proc/vmstat), time_s; and where the region's
 # pages sit in swap when the rewrites are done (swapmap): swapped,
-# clusters, fill_pct, adjacent_pct, runs.
+# clusters, fill_pct, adjacent_pct, slot_runs. On zram every bio is one
+# request of one page (no merging, no readahead): its request figures are
+# 256 per MiB by construction, and what can differ there is the layout.
 . "$(dirname "$0")/lib.sh"
 bench_config cluster
 rounds=${1:-$ZSWB_BENCH_ITER}
 VMSTAT_KEYS="pswpout pswpin zswpwb swap_ra swap_ra_hit"
+SWAP=$ZSWB_BENCH_CLUSTER_SWAP
 
 modprobe zswap_wb || exit 1
 zswap_on
@@ -45,14 +55,26 @@ blk_delta() {
 	}'
 }
 
-# swapon_as KIND VARIANT: swap on KIND's device, rotational for "scan".
+# swapon_as KIND VARIANT: SWAP MiB of swap on KIND's device, the disk
+# marked rotational for "scan" (read at swapon only).
 swapon_as() {
-	if [ "$1" = disk ] && [ "$2" = scan ]; then
-		echo 1 > /sys/block/vda/queue/rotational
-		mkswap /dev/vda > /dev/null && swapon /dev/vda
-	else
-		swap_on "$1" 1000
-	fi
+	case "$1" in
+	zram) swap_on zram "$SWAP" ;;
+	disk)
+		[ "$2" = scan ] && r=1 || r=0
+		echo $r > /sys/block/vda/queue/rotational
+		mkswap /dev/vda $((SWAP * 1024)) > /dev/null && swapon /dev/vda ;;
+	esac
+}
+
+# run_cleanup POL: what one_run set up, undone on every path. swapoff
+# first: it undoes a rotational swapon's count (nr_rotate_swap) only while
+# the disk still reads as rotational.
+run_cleanup() {
+	cg_del bench
+	[ -n "$1" ] && policy_off "$1"
+	swap_off
+	echo 0 > /sys/block/vda/queue/rotational
 }
 
 one_run() {
@@ -62,7 +84,7 @@ one_run() {
 	async) pol=async_free ;;
 	sync) pol=sync_free ;;
 	esac
-	swapon_as "$kind" "$variant" || return 1
+	swapon_as "$kind" "$variant" || { echo "# swapon of $kind failed"; run_cleanup "$pol"; return 1; }
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	[ -n "$pol" ] && set_param $pol 1
@@ -73,12 +95,15 @@ one_run() {
 	b0=$(blkstat $dev)
 	t0=$(uptime_s)
 	cg_run bench thrash --size "$ZSWB_BENCH_CLUSTER_SIZE" --passes "$ZSWB_BENCH_CLUSTER_PASSES" \
-		--hold 3600 > /tmp/cluster.out 2>&1 &
+		--random "$ZSWB_BENCH_CLUSTER_RANDOM" --hold 3600 > /tmp/cluster.out 2>&1 &
 	job=$!
 	w=0
 	until grep -q '^filled' /tmp/cluster.out; do
-		kill -0 $job 2>/dev/null && [ $w -lt 36000 ] ||
-			{ echo "# thrash did not fill: $(cat /tmp/cluster.out)"; return 1; }
+		if ! kill -0 $job 2>/dev/null || [ $w -ge 36000 ]; then
+			echo "# thrash did not fill: $(cat /tmp/cluster.out)"
+			run_cleanup "$pol"
+			return 1
+		fi
 		sleep 0.1
 		w=$((w + 1))
 	done
@@ -87,20 +112,23 @@ one_run() {
 	map=$(swapmap "$pid") || map=""
 	# SIGTERM ends the hold; thrash then reads every page back to check it.
 	kill -TERM "$pid"
-	wait $job || echo "# thrash failed: $(cat /tmp/cluster.out)"
+	if ! wait $job || [ -z "$map" ]; then
+		echo "# thrash or swapmap failed: $(cat /tmp/cluster.out)"
+		run_cleanup "$pol"
+		return 1
+	fi
 	t1=$(uptime_s)
 	b1=$(blkstat $dev)
 	line="RESULT $kind $variant $it time_s=$(elapsed "$t0" "$t1") $(blk_delta "$b0" "$b1")"
 	for k in $VMSTAT_KEYS; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
 	done
-	line="$line $(echo "$map" | awk '{ printf "swapped=%s clusters=%s fill_pct=%s adjacent_pct=%s runs=%s", $6, $8, $10, $12, $14 }')"
+	line="$line $(echo "$map" | awk '{ printf "swapped=%s clusters=%s fill_pct=%s adjacent_pct=%s slot_runs=%s", $6, $8, $10, $12, $14 }')"
 	echo "$line"
-	cg_del bench
-	[ -n "$pol" ] && policy_off $pol
-	swap_off
-	echo 0 > /sys/block/vda/queue/rotational
+	run_cleanup "$pol"
 }
 
+echo false > /sys/kernel/mm/swap/vma_ra_enabled
 bench_rounds "$rounds" "stock scan async" disk
+echo true > /sys/kernel/mm/swap/vma_ra_enabled
 bench_rounds "$rounds" "stock sync" zram
