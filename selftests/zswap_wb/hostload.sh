@@ -7,7 +7,11 @@
 # page that zswap_wb leaves wrong is read by the kernel itself.
 #
 #   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s:
-#     page_folio() and the flag tests on every pfn (stable_page_flags());
+#     page_folio() and the flag tests on every pfn (stable_page_flags()).
+#     With ZSWB_TEST_HOSTLOAD_SLICES=N (make check-debug) each round reads
+#     the next Nth of every file instead, all of it in N rounds: on the
+#     debug kernel one whole round took over 45 s of guest time, the
+#     reader busy all through;
 #   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
 #     kcompactd proactive (compaction_proactiveness=50);
 #   - THP collapse: khugepaged scanning every second, madvise mode (the
@@ -57,10 +61,25 @@ hostload_loop() {
 	done
 }
 
+# hostload_kpage_blocks: how many 64 KiB blocks (8 bytes a pfn) the
+# kpage files have, up to the end of the highest System RAM range.
+hostload_kpage_blocks() {
+	grep "System RAM" /proc/iomem | sed 's/^ *//; s/ : .*//; s/.*-//' |
+		while read -r e; do echo $(( ((0x$e + 1) / 4096 * 8 + 65535) / 65536 )); done |
+		sort -n | tail -1
+}
+
+# hostload_kpage: one round of the page-flag files: all of each, or with
+# ZSWB_TEST_HOSTLOAD_SLICES=N its next Nth (the slice in $HOSTLOAD_DIR).
 hostload_kpage() {
-	dd if=/proc/kpageflags of=/dev/null bs=1M 2>/dev/null &&
-	dd if=/proc/kpagecount of=/dev/null bs=1M 2>/dev/null &&
-	{ [ ! -r /proc/kpagecgroup ] || dd if=/proc/kpagecgroup of=/dev/null bs=1M 2>/dev/null; }
+	local n=${ZSWB_TEST_HOSTLOAD_SLICES:-1} k count f
+	k=$(cat $HOSTLOAD_DIR/kpage.slice 2>/dev/null || echo 0)
+	echo $(( (k + 1) % n )) > $HOSTLOAD_DIR/kpage.slice
+	count=$(( ($(cat $HOSTLOAD_DIR/kpage.blocks) + n - 1) / n ))
+	for f in kpageflags kpagecount kpagecgroup; do
+		[ -r /proc/$f ] || continue
+		dd if=/proc/$f of=/dev/null bs=64K skip=$((k * count)) count=$count 2>/dev/null || return 1
+	done
 }
 
 hostload_compact() {
@@ -134,6 +153,7 @@ hostload_start() {
 	# is not a child of the test shell: a test's bare "wait" waits for its
 	# own jobs only.
 	: > $HOSTLOAD_DIR/pids
+	hostload_kpage_blocks > $HOSTLOAD_DIR/kpage.blocks
 	hostload_part kpage && (hostload_loop kpage 2 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
 	hostload_part compact && (hostload_loop compact 3 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
 	if [ "${ZSWB_TEST_HOSTLOAD_PAGE_OWNER:-0}" = 1 ] && hostload_part page_owner &&
@@ -199,7 +219,8 @@ hostload_stop() {
 	done
 	cat $HOSTLOAD_DIR/saved.proactiveness > /proc/sys/vm/compaction_proactiveness
 	[ -d $CG_ROOT/$HOSTLOAD_CG ] && cg_del $HOSTLOAD_CG
-	echo "# host load: kpageflags/kpagecount/kpagecgroup read $kpage times," \
+	echo "# host load: kpageflags/kpagecount/kpagecgroup read $kpage times" \
+		"(1/${ZSWB_TEST_HOSTLOAD_SLICES:-1} of each a time)," \
 		"compact_memory $compact times (compact_migrate_scanned +$scanned)," \
 		"THP collapsed +$collapsed, DAMON paddr regions tried $tried," \
 		"page_owner read $owner times; hostmem: $(tr '\n' ' ' < $HOSTLOAD_DIR/hostmem.out)"
