@@ -8,10 +8,8 @@
 #
 #   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s:
 #     page_folio() and the flag tests on every pfn (stable_page_flags()).
-#     With ZSWB_TEST_HOSTLOAD_SLICES=N (make check-debug) each round reads
-#     the next Nth of every file instead, all of it in N rounds: on the
-#     debug kernel one whole round took over 45 s of guest time, the
-#     reader busy all through;
+#     With ZSWB_TEST_HOSTLOAD_SLOW=N (below) each round reads the next
+#     Nth of every file instead, all of it in N rounds;
 #   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
 #     kcompactd proactive (compaction_proactiveness=50);
 #   - THP collapse: khugepaged scanning every second, madvise mode (the
@@ -31,11 +29,23 @@
 # taken from the test's workload. Sized so that the VM groups take 1.1 to
 # 1.3 times as long as without it (Documentation/running.rst).
 #
+# ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) runs each
+# part N times less often: the page-flag files in N slices, compaction and
+# the tenant's rounds N times further apart, DAMON sampling N times
+# slower. Measured under icount, each part alone for 40 s with no test
+# (the guest's busy share of its two vCPUs), at N=1: page-flag files 28.1%
+# on the test kernel and 56.6% on the debug kernel (5.6% idle there; no
+# round of the three files done in 45 s), compaction 1.5% and 36.4%,
+# khugepaged 0.0% and 5.6%, DAMON 0.4% and 34.5%, the tenant 12.3% and
+# 59.4%: the debug kernel's checkers make these walks 4 to 70 times
+# dearer, and at N=1 the load alone took more than the debug VM had.
+#
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
 # lists parts to leave out (kpage compact thp damon page_owner tenant),
 # to find which one a test is sensitive to; the last test then fails.
 
 HOSTLOAD_DIR=/tmp/hostload
+HOSTLOAD_SLOW=${ZSWB_TEST_HOSTLOAD_SLOW:-1}
 HOSTLOAD_CG=hostload
 DAMON_ADMIN=/sys/kernel/mm/damon/admin
 THP=/sys/kernel/mm/transparent_hugepage
@@ -70,9 +80,9 @@ hostload_kpage_blocks() {
 }
 
 # hostload_kpage: one round of the page-flag files: all of each, or with
-# ZSWB_TEST_HOSTLOAD_SLICES=N its next Nth (the slice in $HOSTLOAD_DIR).
+# ZSWB_TEST_HOSTLOAD_SLOW=N its next Nth (the slice in $HOSTLOAD_DIR).
 hostload_kpage() {
-	local n=${ZSWB_TEST_HOSTLOAD_SLICES:-1} k count f
+	local n=$HOSTLOAD_SLOW k count f
 	k=$(cat $HOSTLOAD_DIR/kpage.slice 2>/dev/null || echo 0)
 	echo $(( (k + 1) % n )) > $HOSTLOAD_DIR/kpage.slice
 	count=$(( ($(cat $HOSTLOAD_DIR/kpage.blocks) + n - 1) / n ))
@@ -104,8 +114,8 @@ hostload_damon_start() {
 	echo 1 > $DAMON_ADMIN/kdamonds/nr_kdamonds || return 1
 	echo 1 > $k/contexts/nr_contexts &&
 	echo paddr > $k/contexts/0/operations &&
-	echo 20000 > $k/contexts/0/monitoring_attrs/intervals/sample_us &&
-	echo 200000 > $k/contexts/0/monitoring_attrs/intervals/aggr_us &&
+	echo $((20000 * HOSTLOAD_SLOW)) > $k/contexts/0/monitoring_attrs/intervals/sample_us &&
+	echo $((200000 * HOSTLOAD_SLOW)) > $k/contexts/0/monitoring_attrs/intervals/aggr_us &&
 	echo 1 > $k/contexts/0/targets/nr_targets &&
 	echo 1 > $k/contexts/0/targets/0/regions/nr_regions &&
 	echo "$start" > $k/contexts/0/targets/0/regions/0/start &&
@@ -155,7 +165,7 @@ hostload_start() {
 	: > $HOSTLOAD_DIR/pids
 	hostload_kpage_blocks > $HOSTLOAD_DIR/kpage.blocks
 	hostload_part kpage && (hostload_loop kpage 2 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
-	hostload_part compact && (hostload_loop compact 3 hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
+	hostload_part compact && (hostload_loop compact $((3 * HOSTLOAD_SLOW)) hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
 	if [ "${ZSWB_TEST_HOSTLOAD_PAGE_OWNER:-0}" = 1 ] && hostload_part page_owner &&
 	   [ -r /sys/kernel/debug/page_owner ] &&
 	   head -c 1 /sys/kernel/debug/page_owner 2>/dev/null | grep -q .; then
@@ -167,12 +177,12 @@ hostload_start() {
 	elif [ -f $CG_ROOT/cgroup.subtree_control ] && grep -qw memory $CG_ROOT/cgroup.subtree_control; then
 		mkdir -p $CG_ROOT/$HOSTLOAD_CG
 		echo 96M > $CG_ROOT/$HOSTLOAD_CG/memory.max
-		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms 500 > $HOSTLOAD_DIR/hostmem.out 2>&1
+		( (cg_run $HOSTLOAD_CG hostmem --region 4 --sleep-ms $((500 * HOSTLOAD_SLOW)) > $HOSTLOAD_DIR/hostmem.out 2>&1
 		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	else
 		# No memcg (cgroup_disable=memory): the tenant runs in the root.
-		( (sh -c 'echo $$ > "$0"; exec hostmem --region 4 --sleep-ms 500' \
-			$HOSTLOAD_DIR/hostmem.pid > $HOSTLOAD_DIR/hostmem.out 2>&1
+		( (sh -c 'echo $$ > "$0"; exec hostmem --region 4 --sleep-ms $1' \
+			$HOSTLOAD_DIR/hostmem.pid $((500 * HOSTLOAD_SLOW)) > $HOSTLOAD_DIR/hostmem.out 2>&1
 		   echo $? > $HOSTLOAD_DIR/hostmem.rc) & )
 	fi
 	echo started > $HOSTLOAD_DIR/started
@@ -220,7 +230,7 @@ hostload_stop() {
 	cat $HOSTLOAD_DIR/saved.proactiveness > /proc/sys/vm/compaction_proactiveness
 	[ -d $CG_ROOT/$HOSTLOAD_CG ] && cg_del $HOSTLOAD_CG
 	echo "# host load: kpageflags/kpagecount/kpagecgroup read $kpage times" \
-		"(1/${ZSWB_TEST_HOSTLOAD_SLICES:-1} of each a time)," \
+		"(1/$HOSTLOAD_SLOW of each a time)," \
 		"compact_memory $compact times (compact_migrate_scanned +$scanned)," \
 		"THP collapsed +$collapsed, DAMON paddr regions tried $tried," \
 		"page_owner read $owner times; hostmem: $(tr '\n' ' ' < $HOSTLOAD_DIR/hostmem.out)"
