@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the host load (hostload.sh) costs, with no test beside it: the
+# guest's busy share of its vCPUs over 40 s with no load, with each part
+# alone and with all of it, one "LOADCOST PART busy_pct=N" line each. Run
+# it under icount, so that busy time is the work done and not what the
+# host left of a core (Documentation/running.rst has the figures):
+#
+#   tools/vm/run.sh --icount 3 --cmd /selftests/hostload_cost.sh
+#
+# ZSWB_TEST_HOSTLOAD_SLOW applies as in the tests.
+. "$(dirname "$0")/lib.sh"
+
+PARTS="kpage compact thp damon tenant"
+
+# busy: the busy and the idle ticks of every CPU (/proc/stat).
+busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat
+}
+
+# measure NAME SKIP: the load without the parts in SKIP, 40 s of it.
+measure() {
+	local a b
+	ZSWB_TEST_HOSTLOAD_SKIP="$2" hostload_start
+	sleep 5
+	a=$(busy)
+	sleep 40
+	b=$(busy)
+	echo "$a $b" | awk -v n="$1" '{ bz = $3 - $1; id = $4 - $2
+		printf "LOADCOST %s busy_pct=%.1f\n", n, 100 * bz / (bz + id) }'
+	ZSWB_TEST_HOSTLOAD_SKIP="$2" hostload_stop > /dev/null
+	sleep 3
+}
+
+measure none "$PARTS"
+for p in $PARTS; do
+	measure $p "$(echo $PARTS | tr ' ' '\n' | grep -vx $p | tr '\n' ' ')"
+done
+measure all ""
