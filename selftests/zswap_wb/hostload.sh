@@ -29,16 +29,19 @@
 # taken from the test's workload. Sized so that the VM groups take 1.1 to
 # 1.3 times as long as without it (Documentation/running.rst).
 #
-# ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) runs each
-# part N times less often: the page-flag files in N slices, compaction and
-# the tenant's rounds N times further apart, DAMON sampling N times
-# slower. Measured under icount, each part alone for 40 s with no test
-# (the guest's busy share of its two vCPUs), at N=1: page-flag files 28.1%
-# on the test kernel and 56.6% on the debug kernel (5.6% idle there; no
-# round of the three files done in 45 s), compaction 1.5% and 36.4%,
-# khugepaged 0.0% and 5.6%, DAMON 0.4% and 34.5%, the tenant 12.3% and
-# 59.4%: the debug kernel's checkers make these walks 4 to 70 times
-# dearer, and at N=1 the load alone took more than the debug VM had.
+# ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) lightens
+# the load for a slower kernel: each round of the page-flag files reads
+# the next Nth of them (2 s apart, as at N=1: the whole of memory in N
+# rounds), compact_memory and the tenant's rounds are N times further
+# apart, DAMON's sampling and aggregation intervals N times longer;
+# khugepaged and kcompactd's proactiveness are as at N=1. Measured under
+# icount, each part alone for 40 s with no test (the guest's busy share of
+# its two vCPUs, less the idle kernel's: 0.0% on the test kernel, 5.6% on
+# the debug one), at N=1: the page-flag files 28.1% and 51.0% (the debug
+# kernel finished no round of the three files in 45 s: a reader busy all
+# the time, where the test kernel's took 2.5 s a round), compaction 1.5%
+# and 30.8%, DAMON 0.4% and 28.9%, the tenant 12.3% and 53.8%; all of it
+# 52.9% and 94.2%: on the debug kernel the load alone took the VM.
 #
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
 # lists parts to leave out (kpage compact thp damon page_owner tenant),
@@ -46,6 +49,11 @@
 
 HOSTLOAD_DIR=/tmp/hostload
 HOSTLOAD_SLOW=${ZSWB_TEST_HOSTLOAD_SLOW:-1}
+case "$HOSTLOAD_SLOW" in
+''|*[!0-9]*|0)
+	echo "# ZSWB_TEST_HOSTLOAD_SLOW must be a positive integer, not '$HOSTLOAD_SLOW': 1 used" >&2
+	HOSTLOAD_SLOW=1 ;;
+esac
 HOSTLOAD_CG=hostload
 DAMON_ADMIN=/sys/kernel/mm/damon/admin
 THP=/sys/kernel/mm/transparent_hugepage
@@ -210,7 +218,8 @@ hostload_stop() {
 		kill -TERM "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
 	fi
 	w=0
-	while [ ! -s $HOSTLOAD_DIR/hostmem.rc ] && [ $w -lt 300 ]; do
+	# One round of the tenant and its sleep at the most: 30 s a slowness.
+	while [ ! -s $HOSTLOAD_DIR/hostmem.rc ] && [ $w -lt $((300 * HOSTLOAD_SLOW)) ]; do
 		sleep 0.1
 		w=$((w + 1))
 	done
