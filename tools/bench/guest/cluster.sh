@@ -61,8 +61,11 @@ swapon_as() {
 	case "$1" in
 	zram) swap_on zram "$SWAP" ;;
 	disk)
-		[ "$2" = scan ] && r=1 || r=0
-		echo $r > /sys/block/vda/queue/rotational
+		if [ "$2" = scan ]; then
+			echo 1 > /sys/block/vda/queue/rotational
+		else
+			echo 0 > /sys/block/vda/queue/rotational
+		fi
 		mkswap /dev/vda $((SWAP * 1024)) > /dev/null && swapon /dev/vda ;;
 	esac
 }
