@@ -45,6 +45,20 @@ modprobe zswap_wb || exit 1
 POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
 	/sys/kernel/debug/zswap_wb/schema)
 [ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
+POLICIES=$(echo $POLICIES)
+if [ -n "$ZSWB_BENCH_SHRINK_POLICIES" ]; then
+	for p in $ZSWB_BENCH_SHRINK_POLICIES; do
+		case " $POLICIES " in
+		*" $p "*) ;;
+		*) echo "ZSWB_BENCH_SHRINK_POLICIES: no shrink_policy $p (the module has: $POLICIES)" >&2; exit 64 ;;
+		esac
+	done
+	POLICIES=$ZSWB_BENCH_SHRINK_POLICIES
+fi
+case $ZSWB_BENCH_CASE1_START in
+shrink|push) ;;
+*) echo "ZSWB_BENCH_CASE1_START: shrink or push, not $ZSWB_BENCH_CASE1_START" >&2; exit 64 ;;
+esac
 idle_memcgs 32 || exit 1
 
 # The counters are read from these files: the live ones, or case1's copies
@@ -145,6 +159,7 @@ one_run() {
 			-v acc=$(cat $P/accept_threshold_percent) '/^MemTotal/ {
 			printf "%d", $2 * 1024 * max / 100 * (acc + 5) / 100 }' /proc/meminfo)
 		n=0
+		[ "$ZSWB_BENCH_CASE1_START" = shrink ] || near=$((1 << 62))
 		while [ "$(zs pool_total_size)" -ge "$near" ]; do
 			[ $n -lt 600 ] || { echo "# $case $pol $it: no shrink in 60 s"; break; }
 			sleep 0.1
