@@ -11,6 +11,11 @@
  *
  * The report arithmetic (ab_report()) reads only the runs, so --from-csv
  * can report again on the runs a --csv file saved, with no module.
+ *
+ * The command's own figures (its throughput, its latency) are metrics
+ * like the others: each run finds in $ZSWBCTL_AB_METRICS the path of a
+ * file of its own, where it may write "NAME VALUE" lines; they are
+ * reported as cmd.NAME.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -87,6 +92,7 @@ static struct {
 	bool cg_made;
 	char scope[2][32];
 	bool scope_made[2];
+	char metrics_dir[PATH_MAX];	/* the runs' metrics files, or "" */
 	int nr_saved;
 	bool params_set;	/* a parameter was written: put them back */
 	char *saved_name[2 * AB_MAX_SETTINGS], *saved_val[2 * AB_MAX_SETTINGS];
@@ -934,6 +940,22 @@ static int params_set(int side)
  * Undo what ab made, in reverse: the parameters as they were, the scopes,
  * the cgroups. Run on every way out, a signal's too.
  */
+/* Remove what is left in the metrics directory (a command's file of a run cut short). */
+static void metrics_clean(void)
+{
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i <= ab.nr_runs + 1; i++) {
+		pathf(path, sizeof(path), "%s/run-%d", ab.metrics_dir, i);
+		unlink(path);
+		pathf(path, sizeof(path), "%s/run-%d-a", ab.metrics_dir, i);
+		unlink(path);
+		pathf(path, sizeof(path), "%s/run-%d-b", ab.metrics_dir, i);
+		unlink(path);
+	}
+}
+
 static void ab_cleanup(void)
 {
 	char path[PATH_MAX];
@@ -957,6 +979,12 @@ static void ab_cleanup(void)
 	if (ab.cg_made)
 		cgroup_remove(ab.cg_dir);
 	ab.cg_made = false;
+	if (*ab.metrics_dir) {
+		metrics_clean();
+		if (rmdir(ab.metrics_dir))
+			msg("cannot remove %s: %s", ab.metrics_dir, strerror(errno));
+		*ab.metrics_dir = 0;
+	}
 }
 
 /* ---------------------------------------------------------- the runs -- */
@@ -985,9 +1013,11 @@ static int drop_caches(void)
 
 /*
  * Start the command in cgroup @cg: the child moves itself in before exec,
- * its stdout goes to our stderr (the report is on stdout). The pid, or -1.
+ * its stdout goes to our stderr (the report is on stdout), and
+ * $ZSWBCTL_AB_METRICS names the file @metrics for its own figures. The
+ * pid, or -1.
  */
-static pid_t start(const char *cg)
+static pid_t start(const char *cg, const char *metrics)
 {
 	char procs[PATH_MAX];
 	pid_t pid;
@@ -1006,6 +1036,10 @@ static pid_t start(const char *cg)
 		_exit(126);
 	}
 	dup2(STDERR_FILENO, STDOUT_FILENO);
+	if (setenv("ZSWBCTL_AB_METRICS", metrics, 1)) {
+		msg("cannot set ZSWBCTL_AB_METRICS: %s", strerror(errno));
+		_exit(126);
+	}
 	execvp(ab.cmd[0], ab.cmd);
 	err = errno;
 	msg("cannot run %s: %s", ab.cmd[0], strerror(err));
@@ -1026,16 +1060,77 @@ static int wait_child(pid_t pid)
 	return exit_code(status);
 }
 
+/*
+ * The path of the metrics file of the run about to be added (@k: which
+ * of a concurrent pair), none there yet.
+ */
+static void metrics_path(char *buf, size_t len, int k)
+{
+	pathf(buf, len, "%s/run-%d%s", ab.metrics_dir, ab.nr_runs + k,
+	      ab.concurrent ? (k ? "-b" : "-a") : "");
+	unlink(buf);
+}
+
+/* A metric name of the command's: 1 to 64 of [a-z0-9_]. */
+static bool cmd_metric_name(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return n && n <= 64 && !s[n];
+}
+
+/*
+ * The command's own figures, from its metrics file @path ("NAME VALUE"
+ * lines, the last of a name wins), into @r as cmd.NAME. A line that is
+ * not that is said and left out; no file is no figures.
+ */
+static void cmd_metrics(struct run *r, const char *path)
+{
+	char line[256], name[80], *p, *q, *end;
+	int nr = 0;
+	size_t n;
+	double v;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		nr++;
+		line[strcspn(line, "\n")] = 0;
+		p = line + strspn(line, " \t");
+		if (!*p)
+			continue;
+		n = strcspn(p, " \t");
+		snprintf(name, sizeof(name), "cmd.%.*s", (int)n, p);
+		q = p + n + strspn(p + n, " \t");
+		errno = 0;
+		v = strtod(q, &end);
+		if (n > 64 || !cmd_metric_name(name + 4) || end == q || errno || !isfinite(v) ||
+		    end[strspn(end, " \t")]) {
+			msg("ab: run %d: metrics line %d: not NAME VALUE: '%s', left out",
+			    (int)(r - ab.runs), nr, line);
+			continue;
+		}
+		if (metric_idx(name) < 0)
+			msg("ab: run %d: too many metrics, %s left out", (int)(r - ab.runs), name);
+		run_set(r, name, v);
+	}
+	fclose(f);
+	unlink(path);
+}
+
 /* One sequential run of side @side; 0 or 1. */
 static int run_sequential(enum run_kind kind, int pair, int side)
 {
-	char cg[PATH_MAX], name[32];
+	char cg[PATH_MAX], name[32], metrics[PATH_MAX];
 	struct snap before = { 0 }, after = { 0 };
 	struct run *r;
 	double t0;
 	int ret;
 
 	snprintf(name, sizeof(name), "run-%d", ab.nr_runs);
+	metrics_path(metrics, sizeof(metrics), 0);
 	ret = params_set(side);
 	if (!ret && ab.drop_caches)
 		ret = drop_caches();
@@ -1049,10 +1144,11 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 		return 1;
 	}
 	t0 = now();
-	ab.child[0] = start(cg);
+	ab.child[0] = start(cg, metrics);
 	r->exit = ab.child[0] < 0 ? -1 : wait_child(ab.child[0]);
 	run_set(r, "wall_s", now() - t0);
 	ab.child[0] = 0;
+	cmd_metrics(r, metrics);
 	ret = snap_take(&after, "stats");
 	if (!ret)
 		snap_delta(r, &before, &after);
@@ -1074,6 +1170,7 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 {
 	char cg[2][PATH_MAX] = { "", "" }, name[32], rel[PATH_MAX + 40], stats[64];
+	char metrics[2][PATH_MAX];
 	struct snap before[2] = { 0 }, after = { 0 };
 	int k, ret = 0, sides[2] = { side0, side1 }, done = 0;
 	struct run *r[2];
@@ -1082,6 +1179,8 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 
 	if (ab.drop_caches && drop_caches())
 		return 1;
+	for (k = 0; k < 2; k++)
+		metrics_path(metrics[k], sizeof(metrics[k]), k);
 	for (k = 0; k < 2 && !ret; k++) {
 		snprintf(name, sizeof(name), "run-%d-%c", ab.nr_runs, 'a' + k);
 		ret = cgroup_make(name, cg[k], sizeof(cg[k]));
@@ -1106,7 +1205,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 	}
 	for (k = 0; k < 2 && !ret; k++) {
 		t0[k] = now();
-		ab.child[k] = start(cg[k]);
+		ab.child[k] = start(cg[k], metrics[k]);
 		if (ab.child[k] < 0)
 			ret = 1;
 	}
@@ -1130,6 +1229,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 				snap_delta(r[k], &before[k], &after);
 			snap_free(&after);
 			cgroup_metrics(r[k], cg[k]);
+			cmd_metrics(r[k], metrics[k]);
 		}
 	}
 	for (k = 0; k < 2; k++) {
@@ -1433,6 +1533,22 @@ static int ab_options(char **argv)
 	return 0;
 }
 
+/* The directory of the runs' metrics files, private to us; 0 or 1. */
+static int metrics_setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	pathf(ab.metrics_dir, sizeof(ab.metrics_dir), "%s/zswbctl-ab.XXXXXX",
+	      tmp && *tmp ? tmp : "/tmp");
+	if (!*ab.metrics_dir || !mkdtemp(ab.metrics_dir)) {
+		msg("ab: cannot make a directory for the command's metrics in %s: %s",
+		    tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		*ab.metrics_dir = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* Print the report as --json or text asks, and the CSV; 0 or 1. */
 static int ab_output(void)
 {
@@ -1479,6 +1595,8 @@ int cmd_ab(char **argv)
 	sigaction(SIGINT, &sa, &oint);
 	sigaction(SIGTERM, &sa, &oterm);
 	ret = ab.concurrent ? scopes_setup() : 0;
+	if (!ret)
+		ret = metrics_setup();
 	if (!ret)
 		ret = cgroup_setup();
 	if (!ret && !ab_stop)

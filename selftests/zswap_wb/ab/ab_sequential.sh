@@ -7,7 +7,10 @@
 # written-back folios rotate (pgrotated); with Y almost none do: ab must
 # report vmstat.pgrotated outside the noise, B lower, in every pair. With
 # the same settings on both sides (A/A) it must report pgrotated within
-# the noise. Then ab is stopped by SIGTERM in its first run: the parameter
+# the noise; there the command also writes figures of its own to
+# $ZSWBCTL_AB_METRICS (thrash's pages and seconds, and a line that is not
+# NAME VALUE), which ab must report as cmd.pages (exact) and cmd.seconds,
+# and the bad line must be said and left out. Then ab is stopped by SIGTERM in its first run: the parameter
 # it set must read as before, its cgroup must be gone, and it must exit
 # 128 + 15. Exits 0 (pass), 4 (skip) or 1 (fail).
 . "$(dirname "$0")/../lib.sh"
@@ -39,15 +42,28 @@ echo 0 > "$ZSWB_PARAMS/async_free"
 mkdir -p "$out"
 fail=0
 
-# ab NAME A B: one comparison, its JSON in $out/NAME.json, its CSV beside.
+# The command of the A/A comparison: thrash, with its own figures for ab.
+cat > "$out/figures.sh" <<EOF
+#!/bin/sh
+thrash --size $SIZE --passes $PASSES > "\$ZSWBCTL_AB_METRICS.out" || exit \$?
+awk '/^pages/ { print "pages", \$2; print "seconds", \$6 }' "\$ZSWBCTL_AB_METRICS.out" > "\$ZSWBCTL_AB_METRICS"
+rm "\$ZSWBCTL_AB_METRICS.out"
+echo "Not-A-Name 1" >> "\$ZSWBCTL_AB_METRICS"
+EOF
+chmod +x "$out/figures.sh"
+
+# ab NAME A B [CMD...]: one comparison (of thrash, or CMD), its JSON in
+# $out/NAME.json, its CSV beside.
 ab() {
+	local name=$1 a=$2 b=$3
+	shift 3
+	[ $# -gt 0 ] || set -- thrash --size "$SIZE" --passes "$PASSES"
 	zswbctl ab --pairs "$PAIRS" --memory-max "$CG_MAX" --drop-caches --json \
-		--csv "$out/$1.csv" --a "$2" --b "$3" -- \
-		thrash --size "$SIZE" --passes "$PASSES" > "$out/$1.json" 2> "$out/$1.err"
+		--csv "$out/$name.csv" --a "$a" --b "$b" -- "$@" > "$out/$name.json" 2> "$out/$name.err"
 	rc=$?
-	msg "$1: zswbctl ab exited $rc"
-	zswbctl ab --from-csv "$out/$1.csv" | sed 's/^/# /'
-	[ $rc -eq 0 ] || { sed 's/^/# stderr: /' "$out/$1.err"; return 1; }
+	msg "$name: zswbctl ab exited $rc"
+	zswbctl ab --from-csv "$out/$name.csv" | sed 's/^/# /'
+	[ $rc -eq 0 ] || { sed 's/^/# stderr: /' "$out/$name.err"; return 1; }
 }
 
 if ab ny async_free=N "$B"; then
@@ -68,11 +84,22 @@ else
 fi
 [ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N"; fail=1; }
 
-if ab aa async_free=N async_free=N; then
+if ab aa async_free=N async_free=N "$out/figures.sh"; then
 	differs=$(field "$out/aa.json" vmstat.pgrotated differs)
 	msg "A/A: pgrotated differs $differs, outside in $(field "$out/aa.json" vmstat.pgrotated outside) of $PAIRS pairs"
 	[ "$differs" = false ] || { msg "FAILED: an A/A reported outside the noise"; fail=1; }
 	grep -q '"vmstat.pgrotated": {' "$out/aa.json" || { msg "FAILED: no pgrotated in the A/A report"; fail=1; }
+	# The command's own figures: every run's pages exact, seconds there,
+	# the bad line said once a run and left out.
+	pages=$(awk -F, -v want=$((SIZE * 256)) 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cmd.pages") c = i; next }
+		c && $c == want { n++ } END { print n + 0 }' "$out/aa.csv")
+	secs=$(field "$out/aa.json" cmd.seconds differs)
+	bad=$(grep -c "metrics line 3: not NAME VALUE: 'Not-A-Name 1', left out" "$out/aa.err")
+	msg "A/A: cmd.pages $((SIZE * 256)) in $pages of $((2 * PAIRS + 2)) runs, cmd.seconds differs '$secs', $bad bad lines said"
+	[ "$pages" = $((2 * PAIRS + 2)) ] || { msg "FAILED: cmd.pages not in every run"; fail=1; }
+	[ -n "$secs" ] || { msg "FAILED: no cmd.seconds in the report"; fail=1; }
+	[ "$bad" = $((2 * PAIRS + 2)) ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
+	grep -qi "not-a-name" "$out/aa.csv" && { msg "FAILED: the bad line became a metric"; fail=1; }
 else
 	fail=1
 fi
