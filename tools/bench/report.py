@@ -462,8 +462,9 @@ FIG_KEYS = {
     "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
     "readahead": ("time_s", "pswpin", "zswpin"),
     "store": ("time_s", "store_p99_us", "written_back", "over_pct"),
-    "apps": ("build_s", "rps", "p95_ms", "cpu_s"),
+    "apps": ("build_s", "rps", "tps", "avg_ms", "p95_ms", "cpu_s"),
     "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
+    "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),
 }
 FIG_TITLES = {
     "prompt-free": "prompt freeing on against off: paired ratios, the A/A pair's as a band",
@@ -472,12 +473,15 @@ FIG_TITLES = {
     "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
     "apps": "each policy against stock of its swap kind (the band: stock's own runs)",
     "cluster": "the slot order's variants against stock (the band: stock's own runs)",
+    "scope-cost": "the scopes' variants against no scope (the band: no scope's own runs)",
 }
 
 
 def fig_baseline(bench, variant):
     if bench == "apps":
         return apps_baseline(variant)
+    if bench == "scope-cost":
+        return "none"
     return "stock"
 
 
