@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -51,6 +52,7 @@ static void __printf(3, 4) pathf(char *buf, size_t len, const char *fmt, ...)
 
 #define AB_MAX_METRICS	256
 #define AB_MAX_SETTINGS	16
+#define AB_MAX_CMD_METRICS	64	/* of AB_MAX_METRICS, the command's own */
 #define AB_DEFAULT_PAIRS 5
 #define AB_MAX_PAIRS	1000
 
@@ -940,20 +942,23 @@ static int params_set(int side)
  * Undo what ab made, in reverse: the parameters as they were, the scopes,
  * the cgroups. Run on every way out, a signal's too.
  */
-/* Remove what is left in the metrics directory (a command's file of a run cut short). */
+/*
+ * Empty the metrics directory: the runs' files, and whatever else a
+ * command put beside its own.
+ */
 static void metrics_clean(void)
 {
-	char path[PATH_MAX];
-	int i;
+	struct dirent *e;
+	DIR *dir;
 
-	for (i = 0; i <= ab.nr_runs + 1; i++) {
-		pathf(path, sizeof(path), "%s/run-%d", ab.metrics_dir, i);
-		unlink(path);
-		pathf(path, sizeof(path), "%s/run-%d-a", ab.metrics_dir, i);
-		unlink(path);
-		pathf(path, sizeof(path), "%s/run-%d-b", ab.metrics_dir, i);
-		unlink(path);
-	}
+	dir = opendir(ab.metrics_dir);
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    unlinkat(dirfd(dir), e->d_name, 0))
+			msg("cannot remove %s/%s: %s", ab.metrics_dir, e->d_name, strerror(errno));
+	closedir(dir);
 }
 
 static void ab_cleanup(void)
@@ -1036,7 +1041,8 @@ static pid_t start(const char *cg, const char *metrics)
 		_exit(126);
 	}
 	dup2(STDERR_FILENO, STDOUT_FILENO);
-	if (setenv("ZSWBCTL_AB_METRICS", metrics, 1)) {
+	if (*metrics ? setenv("ZSWBCTL_AB_METRICS", metrics, 1) :
+		       unsetenv("ZSWBCTL_AB_METRICS")) {
 		msg("cannot set ZSWBCTL_AB_METRICS: %s", strerror(errno));
 		_exit(126);
 	}
@@ -1062,11 +1068,14 @@ static int wait_child(pid_t pid)
 
 /*
  * The path of the metrics file of the run about to be added (@k: which
- * of a concurrent pair), none there yet.
+ * of a concurrent pair), none there yet; "" with no metrics directory.
  */
 static void metrics_path(char *buf, size_t len, int k)
 {
-	pathf(buf, len, "%s/run-%d%s", ab.metrics_dir, ab.nr_runs + k,
+	*buf = 0;
+	if (!*ab.metrics_dir)
+		return;
+	pathf(buf, len, "%s/run-%d%s", ab.metrics_dir, ab.nr_runs,
 	      ab.concurrent ? (k ? "-b" : "-a") : "");
 	unlink(buf);
 }
@@ -1086,36 +1095,48 @@ static bool cmd_metric_name(const char *s)
  */
 static void cmd_metrics(struct run *r, const char *path)
 {
-	char line[256], name[80], *p, *q, *end;
-	int nr = 0;
-	size_t n;
+	char name[80], *line = NULL, *p, *q, *end;
+	int nr = 0, i, seen = 0;
+	size_t n, size = 0;
 	double v;
 	FILE *f;
 
-	f = fopen(path, "r");
+	f = *path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	/* The names of the command's that the table has already. */
+	for (i = 0; i < ab.nr_metrics; i++)
+		seen += !strncmp(ab.metric[i], "cmd.", 4);
+	while (getline(&line, &size, f) >= 0) {
 		nr++;
-		line[strcspn(line, "\n")] = 0;
+		line[strcspn(line, "\r\n")] = 0;
 		p = line + strspn(line, " \t");
 		if (!*p)
 			continue;
 		n = strcspn(p, " \t");
-		snprintf(name, sizeof(name), "cmd.%.*s", (int)n, p);
+		snprintf(name, sizeof(name), "cmd.%.*s", (int)(n > 64 ? 65 : n), p);
 		q = p + n + strspn(p + n, " \t");
 		errno = 0;
 		v = strtod(q, &end);
 		if (n > 64 || !cmd_metric_name(name + 4) || end == q || errno || !isfinite(v) ||
 		    end[strspn(end, " \t")]) {
-			msg("ab: run %d: metrics line %d: not NAME VALUE: '%s', left out",
+			msg("ab: run %d: metrics line %d: not NAME VALUE: '%.80s', left out",
 			    (int)(r - ab.runs), nr, line);
 			continue;
 		}
+		for (i = 0; i < ab.nr_metrics && strcmp(ab.metric[i], name); i++)
+			;
+		if (i == ab.nr_metrics && seen == AB_MAX_CMD_METRICS) {
+			msg("ab: run %d: more than %d metrics of the command's, %s left out",
+			    (int)(r - ab.runs), AB_MAX_CMD_METRICS, name);
+			continue;
+		}
+		seen += i == ab.nr_metrics;
 		if (metric_idx(name) < 0)
 			msg("ab: run %d: too many metrics, %s left out", (int)(r - ab.runs), name);
 		run_set(r, name, v);
 	}
+	free(line);
 	fclose(f);
 	unlink(path);
 }
@@ -1148,11 +1169,11 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 	r->exit = ab.child[0] < 0 ? -1 : wait_child(ab.child[0]);
 	run_set(r, "wall_s", now() - t0);
 	ab.child[0] = 0;
-	cmd_metrics(r, metrics);
 	ret = snap_take(&after, "stats");
 	if (!ret)
 		snap_delta(r, &before, &after);
 	cgroup_metrics(r, cg);
+	cmd_metrics(r, metrics);
 	cgroup_remove(cg);
 	snap_free(&before);
 	snap_free(&after);
@@ -1533,20 +1554,18 @@ static int ab_options(char **argv)
 	return 0;
 }
 
-/* The directory of the runs' metrics files, private to us; 0 or 1. */
-static int metrics_setup(void)
+/* The directory of the runs' metrics files, private to us, if it can be made. */
+static void metrics_setup(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
 	pathf(ab.metrics_dir, sizeof(ab.metrics_dir), "%s/zswbctl-ab.XXXXXX",
 	      tmp && *tmp ? tmp : "/tmp");
 	if (!*ab.metrics_dir || !mkdtemp(ab.metrics_dir)) {
-		msg("ab: cannot make a directory for the command's metrics in %s: %s",
+		msg("ab: no directory for the command's metrics in %s (%s), no ZSWBCTL_AB_METRICS",
 		    tmp && *tmp ? tmp : "/tmp", strerror(errno));
 		*ab.metrics_dir = 0;
-		return 1;
 	}
-	return 0;
 }
 
 /* Print the report as --json or text asks, and the CSV; 0 or 1. */
@@ -1595,10 +1614,10 @@ int cmd_ab(char **argv)
 	sigaction(SIGINT, &sa, &oint);
 	sigaction(SIGTERM, &sa, &oterm);
 	ret = ab.concurrent ? scopes_setup() : 0;
-	if (!ret)
-		ret = metrics_setup();
-	if (!ret)
+	if (!ret) {
+		metrics_setup();
 		ret = cgroup_setup();
+	}
 	if (!ret && !ab_stop)
 		ret = run_all();
 	ab_cleanup();

@@ -42,12 +42,12 @@ echo 0 > "$ZSWB_PARAMS/async_free"
 mkdir -p "$out"
 fail=0
 
-# The command of the A/A comparison: thrash, with its own figures for ab.
+# The command of the A/A comparison: thrash, with its own figures for ab;
+# it leaves thrash's output beside them, for ab to remove.
 cat > "$out/figures.sh" <<EOF
 #!/bin/sh
 thrash --size $SIZE --passes $PASSES > "\$ZSWBCTL_AB_METRICS.out" || exit \$?
 awk '/^pages/ { print "pages", \$2; print "seconds", \$6 }' "\$ZSWBCTL_AB_METRICS.out" > "\$ZSWBCTL_AB_METRICS"
-rm "\$ZSWBCTL_AB_METRICS.out"
 echo "Not-A-Name 1" >> "\$ZSWBCTL_AB_METRICS"
 EOF
 chmod +x "$out/figures.sh"
@@ -122,4 +122,7 @@ sed 's/^/# stderr: /' "$out/term.err"
 [ $rc -eq 143 ] || { msg "FAILED: exit status $rc, not 143"; fail=1; }
 [ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N after SIGTERM"; fail=1; }
 ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is left"; fail=1; }
+# Nor a metrics directory, after the comparisons (figures.sh leaves a
+# file of its own in it) and after SIGTERM.
+ls -d "${TMPDIR:-/tmp}"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a metrics directory of ab is left"; fail=1; }
 exit $fail
