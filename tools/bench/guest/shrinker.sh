@@ -9,7 +9,8 @@
 #   case1   pool limit (max_pool_percent=1): 100 MiB pushed into zswap
 #           by memory.reclaim fills the pool, then one page every 2 ms
 #           is pushed out; measured from the end of the first shrink
-#           until CASE1_PAGES pages have been written back (at most
+#           (or, with ZSWB_BENCH_CASE1_START=push, from right after the
+#           push) until CASE1_PAGES pages have been written back (at most
 #           TRICKLE seconds), so that every variant does the same work
 #           (the seed's 40,212 and 40,241 pages); besides the policies,
 #           "kernel": the module unloaded, 6.12's own walk, which "stock"
@@ -46,19 +47,28 @@ POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
 	/sys/kernel/debug/zswap_wb/schema)
 [ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
 POLICIES=$(echo $POLICIES)
-if [ -n "$ZSWB_BENCH_SHRINK_POLICIES" ]; then
-	for p in $ZSWB_BENCH_SHRINK_POLICIES; do
+want=$(echo $ZSWB_BENCH_SHRINK_POLICIES)
+if [ -n "$want" ]; then
+	seen=" "
+	for p in $want; do
 		case " $POLICIES " in
 		*" $p "*) ;;
 		*) echo "ZSWB_BENCH_SHRINK_POLICIES: no shrink_policy $p (the module has: $POLICIES)" >&2; exit 64 ;;
 		esac
+		case "$seen" in
+		*" $p "*) echo "ZSWB_BENCH_SHRINK_POLICIES: $p named twice" >&2; exit 64 ;;
+		esac
+		seen="$seen$p "
 	done
-	POLICIES=$ZSWB_BENCH_SHRINK_POLICIES
+	POLICIES=$want
+elif [ -n "$ZSWB_BENCH_SHRINK_POLICIES" ]; then
+	echo "ZSWB_BENCH_SHRINK_POLICIES: no policy in '$ZSWB_BENCH_SHRINK_POLICIES'" >&2; exit 64
 fi
 case $ZSWB_BENCH_CASE1_START in
 shrink|push) ;;
 *) echo "ZSWB_BENCH_CASE1_START: shrink or push, not $ZSWB_BENCH_CASE1_START" >&2; exit 64 ;;
 esac
+echo "# shrinker.sh: policies $POLICIES; case1 from the $ZSWB_BENCH_CASE1_START, until $CASE1_PAGES pages or $TRICKLE s"
 idle_memcgs 32 || exit 1
 
 # The counters are read from these files: the live ones, or case1's copies
@@ -159,8 +169,7 @@ one_run() {
 			-v acc=$(cat $P/accept_threshold_percent) '/^MemTotal/ {
 			printf "%d", $2 * 1024 * max / 100 * (acc + 5) / 100 }' /proc/meminfo)
 		n=0
-		[ "$ZSWB_BENCH_CASE1_START" = shrink ] || near=$((1 << 62))
-		while [ "$(zs pool_total_size)" -ge "$near" ]; do
+		while [ "$ZSWB_BENCH_CASE1_START" = shrink ] && [ "$(zs pool_total_size)" -ge "$near" ]; do
 			[ $n -lt 600 ] || { echo "# $case $pol $it: no shrink in 60 s"; break; }
 			sleep 0.1
 			n=$((n + 1))
