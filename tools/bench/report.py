@@ -571,7 +571,7 @@ def fig_latency(plt, data, path):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("free latency: writeback end to free, us (bucket's upper bound)", fontsize=8)
     ax.set_ylabel("% of the folios freed", fontsize=8)
-    ax.set_title("prompt-free: free latency with the policy on (median run)", fontsize=9)
+    ax.set_title("prompt-free: free latency with the policy on (each bucket: the median of the runs)", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, metadata={"Date": None})
