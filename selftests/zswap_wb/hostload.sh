@@ -6,10 +6,11 @@
 # physical memory and a tenant whose pages move, so that a word of struct
 # page that zswap_wb leaves wrong is read by the kernel itself.
 #
-#   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s:
-#     page_folio() and the flag tests on every pfn (stable_page_flags()).
-#     With ZSWB_TEST_HOSTLOAD_SLOW=N (below) each round reads the next
-#     Nth of every file instead, all of it in N rounds;
+#   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s
+#     (kpageread, one process: no fork a round): page_folio() and the
+#     flag tests on every pfn (stable_page_flags()). With
+#     ZSWB_TEST_HOSTLOAD_SLOW=N (below) each round reads the next Nth of
+#     every file instead, all of it in N rounds;
 #   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
 #     kcompactd proactive (compaction_proactiveness=50);
 #   - THP collapse: khugepaged scanning every second, madvise mode (the
@@ -90,19 +91,6 @@ hostload_kpage_blocks() {
 		sort -n | tail -1
 }
 
-# hostload_kpage: one round of the page-flag files: all of each, or with
-# ZSWB_TEST_HOSTLOAD_SLOW=N its next Nth (the slice in $HOSTLOAD_DIR).
-hostload_kpage() {
-	local n=$HOSTLOAD_SLOW k count f
-	k=$(cat $HOSTLOAD_DIR/kpage.slice 2>/dev/null || echo 0)
-	echo $(( (k + 1) % n )) > $HOSTLOAD_DIR/kpage.slice
-	count=$(( ($(cat $HOSTLOAD_DIR/kpage.blocks) + n - 1) / n ))
-	for f in kpageflags kpagecount kpagecgroup; do
-		[ -r /proc/$f ] || continue
-		dd if=/proc/$f of=/dev/null bs=64K skip=$((k * count)) count=$count 2>/dev/null || return 1
-	done
-}
-
 hostload_compact() {
 	echo 1 > /proc/sys/vm/compact_memory
 }
@@ -175,7 +163,8 @@ hostload_start() {
 	# own jobs only.
 	: > $HOSTLOAD_DIR/pids
 	hostload_kpage_blocks > $HOSTLOAD_DIR/kpage.blocks
-	hostload_part kpage && (hostload_loop kpage 2 hostload_kpage & echo $! >> $HOSTLOAD_DIR/pids)
+	hostload_part kpage && (kpageread "$(cat $HOSTLOAD_DIR/kpage.blocks)" "$HOSTLOAD_SLOW" 2 \
+		$HOSTLOAD_DIR/kpage > $HOSTLOAD_DIR/kpage.out 2>&1 & echo $! >> $HOSTLOAD_DIR/pids)
 	hostload_part compact && (hostload_loop compact $((3 * HOSTLOAD_SLOW)) hostload_compact & echo $! >> $HOSTLOAD_DIR/pids)
 	if [ "${ZSWB_TEST_HOSTLOAD_PAGE_OWNER:-0}" = 1 ] && hostload_part page_owner &&
 	   [ -r /sys/kernel/debug/page_owner ] &&

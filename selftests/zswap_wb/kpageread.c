@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpageread - the page-flag reader of the selftests' host load.
+ *
+ * Reads /proc/kpageflags, /proc/kpagecount and /proc/kpagecgroup (those
+ * that exist): each round the next 1/SLICES of each file, 64 KiB at a
+ * time, so that SLICES rounds read all of the BLOCKS 64 KiB blocks;
+ * PAUSE_S seconds between rounds; until SIGTERM. After each round in
+ * which every read succeeded it writes the number of such rounds to
+ * COUNT_FILE. Each read makes the kernel take page_folio() and test the
+ * flags of 8,192 pfns (stable_page_flags()).
+ *
+ * One process for the whole load: a shell loop of dd, cat and sleep forks
+ * and execs five programs a round, and on the debug kernel under icount
+ * one fork and exec of a static busybox costs about 1.5 s of guest time
+ * (20 of them took 30 s, the two vCPUs 81% busy): the page-flag part of
+ * the load was then its forks, whatever the slice.
+ *
+ *   kpageread BLOCKS SLICES PAUSE_S COUNT_FILE
+ *
+ * Exits 0 on SIGTERM, 1 if a file cannot be opened, 64 on bad arguments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLOCK 65536
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static long arg(const char *s, long min)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end || end == s || v < min ? -1 : v;
+}
+
+/* Write @n to @path, replacing what it held. */
+static void count(const char *path, long n)
+{
+	char buf[32];
+	int fd, len;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	if (write(fd, buf, len) != len)
+		perror("kpageread: write");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const char * const names[] = {
+		"/proc/kpageflags", "/proc/kpagecount", "/proc/kpagecgroup",
+	};
+	static char buf[BLOCK];
+	struct sigaction sa = { .sa_handler = on_term };
+	long blocks, slices, pause_s, per, slice = 0, rounds = 0, b;
+	int fd[3], nr = 0, i;
+
+	if (argc != 5 || (blocks = arg(argv[1], 1)) < 0 || (slices = arg(argv[2], 1)) < 0 ||
+	    (pause_s = arg(argv[3], 0)) < 0) {
+		fprintf(stderr, "usage: kpageread BLOCKS SLICES PAUSE_S COUNT_FILE\n");
+		return 64;
+	}
+	for (i = 0; i < 3; i++) {
+		int f = open(names[i], O_RDONLY);
+
+		if (f < 0 && errno == ENOENT)
+			continue;
+		if (f < 0) {
+			fprintf(stderr, "kpageread: %s: %s\n", names[i], strerror(errno));
+			return 1;
+		}
+		fd[nr++] = f;
+	}
+	if (!nr) {
+		fprintf(stderr, "kpageread: no page-flag file in /proc\n");
+		return 1;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	per = (blocks + slices - 1) / slices;
+	while (!stop) {
+		int ok = 1;
+
+		for (i = 0; i < nr && !stop; i++) {
+			for (b = slice * per; b < (slice + 1) * per && b < blocks && !stop; b++) {
+				ssize_t n = pread(fd[i], buf, BLOCK, (off_t)b * BLOCK);
+
+				if (n < 0 && errno != EINTR)
+					ok = 0;
+				if (n <= 0)
+					break;
+			}
+		}
+		if (stop)
+			break;
+		if (ok)
+			count(argv[4], ++rounds);
+		slice = (slice + 1) % slices;
+		if (pause_s) {
+			struct timespec ts = { .tv_sec = pause_s };
+
+			/* A SIGTERM cuts the sleep short: stop at once. */
+			nanosleep(&ts, NULL);
+		}
+	}
+	for (i = 0; i < nr; i++)
+		close(fd[i]);
+	return 0;
+}
