@@ -50,7 +50,8 @@ DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-
 check-debug:
 	ZSWB_FLAVOUR=debug $(MAKE) initramfs
 	ZSWB_FLAVOUR=debug ZSWB_TEST_SIZE=64 ZSWB_TEST_CG_MAX=24M ZSWB_TEST_PASSES=1 \
-		ZSWB_TEST_SCALE=4 ZSWB_TEST_HOSTLOAD_SLOW=20 ZSWB_VM_TIMEOUT=7200 \
+		ZSWB_TEST_SCALE=4 ZSWB_TEST_HOSTLOAD_SLOW=20 ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=200 \
+		ZSWB_VM_TIMEOUT=7200 \
 		bash selftests/run.sh $(DEBUG_SUITES)
 
 vm: initramfs

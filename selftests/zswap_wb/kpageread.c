@@ -3,8 +3,9 @@
  * kpageread - the page-flag reader of the selftests' host load.
  *
  * Reads /proc/kpageflags, /proc/kpagecount and /proc/kpagecgroup (those
- * that exist): each round the next 1/SLICES of each file, 64 KiB at a
- * time, so that SLICES rounds read all of the BLOCKS 64 KiB blocks;
+ * that exist), BLOCKS 64 KiB blocks of each (8,192 pfns a block): each
+ * round the next 1/SLICES of each file (in whole pfns, at most 64 KiB a
+ * read), so that SLICES rounds read all of them;
  * PAUSE_S seconds between rounds; until SIGTERM. After each round in
  * which every read succeeded it writes the number of such rounds to
  * COUNT_FILE. Each read makes the kernel take page_folio() and test the
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
 	};
 	static char buf[BLOCK];
 	struct sigaction sa = { .sa_handler = on_term };
-	long blocks, slices, pause_s, per, slice = 0, rounds = 0, b;
+	long blocks, slices, pause_s, slice = 0, rounds = 0;
+	off_t size, per, off, end;
 	int fd[3], nr = 0, i;
 
 	if (argc != 5 || (blocks = arg(argv[1], 1)) < 0 || (slices = arg(argv[2], 1)) < 0 ||
@@ -96,13 +98,17 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	per = (blocks + slices - 1) / slices;
+	size = (off_t)blocks * BLOCK;
+	/* A slice of whole pfns (8 bytes each), at least one. */
+	per = ((size + slices - 1) / slices + 7) / 8 * 8;
 	while (!stop) {
 		int ok = 1;
 
 		for (i = 0; i < nr && !stop; i++) {
-			for (b = slice * per; b < (slice + 1) * per && b < blocks && !stop; b++) {
-				ssize_t n = pread(fd[i], buf, BLOCK, (off_t)b * BLOCK);
+			end = (slice + 1) * per < size ? (slice + 1) * per : size;
+			for (off = slice * per; off < end && !stop; off += BLOCK) {
+				size_t len = end - off < BLOCK ? end - off : BLOCK;
+				ssize_t n = pread(fd[i], buf, len, off);
 
 				if (n < 0 && errno != EINTR)
 					ok = 0;
@@ -114,7 +120,7 @@ int main(int argc, char **argv)
 			break;
 		if (ok)
 			count(argv[4], ++rounds);
-		slice = (slice + 1) % slices;
+		slice = (slice + 1) * per < size ? slice + 1 : 0;
 		if (pause_s) {
 			struct timespec ts = { .tv_sec = pause_s };
 
