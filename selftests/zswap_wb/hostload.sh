@@ -44,8 +44,9 @@
 # and 30.8%, DAMON 0.4% and 28.9%, the tenant 12.3% and 53.8%; all of it
 # 52.9% and 94.2%: on the debug kernel the load alone took the VM. At
 # N=20 there: compaction 2.2%, DAMON 1.8%, the tenant 17.7%, but the
-# page-flag files 59.0% (3.7% idle): their slices did not lighten them,
-# for a reason not yet known.
+# page-flag files 59.0% (3.7% idle) while a shell loop read them: there a
+# fork and exec costs about 1.5 s. Read by kpageread, 38.7% in twentieths
+# and 12.7% in two-hundredths (make check-debug), all of it then 47.3%.
 #
 # ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=M (default N) reads the page-flag files
 # in M slices instead: on the debug kernel a pfn costs about 65 us of

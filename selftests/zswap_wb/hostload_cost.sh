@@ -8,7 +8,7 @@
 # host left of a core (Documentation/running.rst has the figures):
 #
 #   tools/vm/run.sh --icount 3 --cmd /selftests/hostload_cost.sh
-#   tools/vm/run.sh --icount 3 --cmd 'ZSWB_TEST_HOSTLOAD_SLOW=20 /selftests/hostload_cost.sh'
+#   tools/vm/run.sh --icount 3 --cmd 'ZSWB_TEST_HOSTLOAD_SLOW=20 ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=200 /selftests/hostload_cost.sh'
 #
 # Each window lasts 40 s, or 3N + 5 s with ZSWB_TEST_HOSTLOAD_SLOW=N, so
 # that it holds a compaction; the page-flag files' slices start from the
