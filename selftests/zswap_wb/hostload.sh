@@ -9,8 +9,9 @@
 #   - /proc/kpageflags, kpagecount and kpagecgroup read whole every 2 s
 #     (kpageread, one process: no fork a round): page_folio() and the
 #     flag tests on every pfn (stable_page_flags()). With
-#     ZSWB_TEST_HOSTLOAD_SLOW=N (below) each round reads the next Nth of
-#     every file instead, all of it in N rounds;
+#     ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=M (below; default the SLOW factor N)
+#     each round reads the next Mth of every file instead, all of it in M
+#     rounds;
 #   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
 #     kcompactd proactive (compaction_proactiveness=50);
 #   - THP collapse: khugepaged scanning every second, madvise mode (the
@@ -32,8 +33,9 @@
 #
 # ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) lightens
 # the load for a slower kernel: each round of the page-flag files reads
-# the next Nth of them (2 s apart, as at N=1: the whole of memory in N
-# rounds), compact_memory and the tenant's rounds are N times further
+# the next Nth of them unless ZSWB_TEST_HOSTLOAD_KPAGE_SLICES says
+# otherwise (2 s apart, as at N=1: the whole of memory in N rounds),
+# compact_memory and the tenant's rounds are N times further
 # apart, DAMON's sampling and aggregation intervals N times longer;
 # khugepaged and kcompactd's proactiveness are as at N=1. Measured under
 # icount, each part alone for 40 s with no test (the guest's busy share of
@@ -50,7 +52,8 @@
 #
 # ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=M (default N) reads the page-flag files
 # in M slices instead: on the debug kernel a pfn costs about 65 us of
-# guest time to read (23 times the test kernel's), so that N=20 still
+# guest time to read (a 64 KiB block 0.53 s, 21 times the test kernel's
+# 0.025 s), so that N=20 still
 # kept a reader busy most of the time; make check-debug sets 200.
 #
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
@@ -60,14 +63,14 @@
 HOSTLOAD_DIR=/tmp/hostload
 HOSTLOAD_SLOW=${ZSWB_TEST_HOSTLOAD_SLOW:-1}
 case "$HOSTLOAD_SLOW" in
-''|*[!0-9]*|0)
+''|*[!0-9]*|0*)
 	echo "# ZSWB_TEST_HOSTLOAD_SLOW must be a positive integer, not '$HOSTLOAD_SLOW': 1 used" >&2
 	HOSTLOAD_SLOW=1 ;;
 esac
 # The slices the page-flag files are read in (one a round, 2 s apart).
 HOSTLOAD_KPAGE_SLICES=${ZSWB_TEST_HOSTLOAD_KPAGE_SLICES:-$HOSTLOAD_SLOW}
 case "$HOSTLOAD_KPAGE_SLICES" in
-''|*[!0-9]*|0)
+''|*[!0-9]*|0*)
 	echo "# ZSWB_TEST_HOSTLOAD_KPAGE_SLICES must be a positive integer, not '$HOSTLOAD_KPAGE_SLICES': $HOSTLOAD_SLOW used" >&2
 	HOSTLOAD_KPAGE_SLICES=$HOSTLOAD_SLOW ;;
 esac
@@ -232,6 +235,7 @@ hostload_stop() {
 	tried=0
 	[ -f $HOSTLOAD_DIR/damon ] && tried=$(hostload_damon_stop)
 	kpage=$(cat $HOSTLOAD_DIR/kpage 2>/dev/null || echo 0)
+	[ -s $HOSTLOAD_DIR/kpage.out ] && sed 's/^/# /' $HOSTLOAD_DIR/kpage.out
 	compact=$(cat $HOSTLOAD_DIR/compact 2>/dev/null || echo 0)
 	owner=$(cat $HOSTLOAD_DIR/page_owner 2>/dev/null || echo -)
 	scanned=$(hostload_vmstat compact_migrate_scanned)

@@ -4,15 +4,15 @@
  *
  * Reads /proc/kpageflags, /proc/kpagecount and /proc/kpagecgroup (those
  * that exist), BLOCKS 64 KiB blocks of each (8,192 pfns a block): each
- * round the next 1/SLICES of each file (in whole pfns, at most 64 KiB a
- * read), so that SLICES rounds read all of them;
- * PAUSE_S seconds between rounds; until SIGTERM. After each round in
- * which every read succeeded it writes the number of such rounds to
- * COUNT_FILE. Each read makes the kernel take page_folio() and test the
- * flags of 8,192 pfns (stable_page_flags()).
+ * round the next 1/SLICES of each file (whole pfns, 64 KiB a read at
+ * most; SLICES is at most the number of pfns), so that SLICES rounds
+ * read all of them; PAUSE_S seconds between rounds; until SIGTERM. After each round in
+ * which every read succeeded and some pfns were read, it writes the
+ * number of such rounds to COUNT_FILE. For each pfn read the kernel takes
+ * page_folio() and tests the flags (stable_page_flags()).
  *
  * One process for the whole load: a shell loop of dd, cat and sleep forks
- * and execs five programs a round, and on the debug kernel under icount
+ * and execs six programs a round, and on the debug kernel under icount
  * one fork and exec of a static busybox costs about 1.5 s of guest time
  * (20 of them took 30 s, the two vCPUs 81% busy): the page-flag part of
  * the load was then its forks, whatever the slice.
@@ -50,17 +50,20 @@ static long arg(const char *s, long min)
 	return errno || *end || end == s || v < min ? -1 : v;
 }
 
-/* Write @n to @path, replacing what it held. */
+/*
+ * Write @n to @path over what it held: the count only grows, so the file
+ * is never seen empty or shorter (no O_TRUNC).
+ */
 static void count(const char *path, long n)
 {
 	char buf[32];
 	int fd, len;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	if (fd < 0)
 		return;
 	len = snprintf(buf, sizeof(buf), "%ld\n", n);
-	if (write(fd, buf, len) != len)
+	if (pwrite(fd, buf, len, 0) != len)
 		perror("kpageread: write");
 	close(fd);
 }
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
 	static char buf[BLOCK];
 	struct sigaction sa = { .sa_handler = on_term };
 	long blocks, slices, pause_s, slice = 0, rounds = 0;
-	off_t size, per, off, end;
+	off_t size, pfns, per, off, end;
 	int fd[3], nr = 0, i;
 
 	if (argc != 5 || (blocks = arg(argv[1], 1)) < 0 || (slices = arg(argv[2], 1)) < 0 ||
@@ -100,25 +103,32 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	size = (off_t)blocks * BLOCK;
 	/* A slice of whole pfns (8 bytes each), at least one. */
-	per = ((size + slices - 1) / slices + 7) / 8 * 8;
+	pfns = size / 8;
+	if (slices > pfns)
+		slices = pfns;
+	per = (pfns + slices - 1) / slices * 8;
 	while (!stop) {
+		off_t got = 0;
+		ssize_t n = 0;
 		int ok = 1;
 
 		for (i = 0; i < nr && !stop; i++) {
 			end = (slice + 1) * per < size ? (slice + 1) * per : size;
-			for (off = slice * per; off < end && !stop; off += BLOCK) {
+			for (off = slice * per; off < end && !stop; off += n) {
 				size_t len = end - off < BLOCK ? end - off : BLOCK;
-				ssize_t n = pread(fd[i], buf, len, off);
 
+				n = pread(fd[i], buf, len, off);
 				if (n < 0 && errno != EINTR)
 					ok = 0;
+				/* Short only past the last pfn the kernel dumps. */
 				if (n <= 0)
 					break;
+				got += n;
 			}
 		}
 		if (stop)
 			break;
-		if (ok)
+		if (ok && got)
 			count(argv[4], ++rounds);
 		slice = (slice + 1) * per < size ? slice + 1 : 0;
 		if (pause_s) {
