@@ -79,8 +79,10 @@ int main(int argc, char **argv)
 	off_t size, pfns, per, off, end;
 	int fd[3], nr = 0, i;
 
-	if (argc != 5 || (blocks = arg(argv[1], 1)) < 0 || (slices = arg(argv[2], 1)) < 0 ||
-	    (pause_s = arg(argv[3], 0)) < 0) {
+	blocks = argc == 5 ? arg(argv[1], 1) : -1;
+	slices = argc == 5 ? arg(argv[2], 1) : -1;
+	pause_s = argc == 5 ? arg(argv[3], 0) : -1;
+	if (blocks < 0 || slices < 0 || pause_s < 0) {
 		fprintf(stderr, "usage: kpageread BLOCKS SLICES PAUSE_S COUNT_FILE\n");
 		return 64;
 	}
