@@ -939,10 +939,6 @@ static int params_set(int side)
 }
 
 /*
- * Undo what ab made, in reverse: the parameters as they were, the scopes,
- * the cgroups. Run on every way out, a signal's too.
- */
-/*
  * Empty the metrics directory: the runs' files, and whatever else a
  * command put beside its own.
  */
@@ -961,6 +957,10 @@ static void metrics_clean(void)
 	closedir(dir);
 }
 
+/*
+ * Undo what ab made, in reverse: the parameters as they were, the scopes,
+ * the cgroups, the metrics directory. Run on every way out, a signal's too.
+ */
 static void ab_cleanup(void)
 {
 	char path[PATH_MAX];
