@@ -36,7 +36,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 44
+ktap_set_plan 50
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -141,6 +141,15 @@ refused "no command" 64 "zswbctl: ab: no command to run*" --b async_free=Y --
 refused "a bad --pairs" 64 "zswbctl: ab: --pairs '0': a number from 1 to 1000" \
 	--pairs 0 --b async_free=Y -- "$tmp/cmd"
 refused "an unknown option" 64 "zswbctl: ab: unknown option '--nope'" --nope x -- "$tmp/cmd"
+refused "a side after B with a gap before it" 64 \
+	"zswbctl: ab: --d without --c: the sides after B are C, D, ... in turn" \
+	--b async_free=Y --d shrink_policy=per_node -- "$tmp/cmd"
+refused "a third side with --concurrent" 64 \
+	"zswbctl: ab: --concurrent runs two sides, A and B: --c is for sequential runs" \
+	--concurrent --b async_free=Y --c shrink_policy=per_node -- "$tmp/cmd"
+refused "a bad value on a side after B" 64 \
+	"zswbctl: invalid value 'nope' for shrink_policy: one of*" \
+	--b async_free=Y --c shrink_policy=nope -- "$tmp/cmd"
 # A cgroup root where mkdir works but the controllers cannot be enabled
 # (a plain directory): ab must say so and remove what it made.
 refused "a cgroup it cannot set up" 1 "zswbctl: cannot enable the memory controller in $tmp/cgroup/zswbctl-ab.*" \
@@ -280,6 +289,40 @@ zsw ab --from-csv "$tmp/runs.csv" -- "$tmp/cmd"
 [[ $rc == 64 && ! -e $marker ]]
 res $? "ab --from-csv refuses a command too (exit 64)"
 
+# Three sides: B 20% lower in both pairs, C within A's noise (the A/A
+# pair 1% apart); pairs rotate A B C, B C A.
+printf '%s\n' "run,kind,pair,side,settings,exit,m" '0,aa,0,A,"x=1",0,100' '1,aa,0,A,"x=1",0,101' \
+	'2,pair,1,A,"x=1",0,100' '3,pair,1,B,"x=2",0,80' '4,pair,1,C,"x=3",0,100.5' \
+	'5,pair,2,B,"x=2",0,82' '6,pair,2,C,"x=3",0,99' '7,pair,2,A,"x=1",0,100' >"$tmp/three.csv"
+zsw ab --json --from-csv "$tmp/three.csv"
+cp "$tmp/out" "$tmp/three.json"
+$py - "$tmp/three.json" <<'EOF' >"$tmp/check" 2>&1
+import json, sys
+j = json.load(open(sys.argv[1]))
+def near(a, b): return a is not None and abs(a - b) < 1e-9
+m = j["report"]["m"]
+c = m["c"]
+ok = (set(j) == {"mode", "pairs", "command", "a", "b", "c", "runs", "report"} and
+      j["c"] == {"x": "3"} and [r["side"] for r in j["runs"]] == list("AAABCBCA") and
+      near(m["ratio_median"], 0.81) and m["differs"] is True and near(m["noise"], 0.01) and
+      set(c) == {"median", "min", "max", "ratios", "ratio_median", "outside", "differs",
+                 "verdict"} and
+      (c["median"], c["min"], c["max"]) == (99.75, 99, 100.5) and
+      all(near(x, y) for x, y in zip(c["ratios"], [1.005, 0.99])) and c["outside"] == 0 and
+      c["differs"] is False and
+      c["verdict"] == "within the noise (C/A 0.997, noise 1.0%; 0 of 2 pairs outside it)")
+print("ok" if ok else json.dumps(j["report"], indent=1))
+EOF
+[[ $rc == 0 && $(<"$tmp/check") == ok ]]
+res $? "ab report of three sides: C against A beside B, the noise A's, in the JSON"
+zsw ab --from-csv "$tmp/three.csv"
+grep -qx "C: x=3" "$tmp/out" && grep -qx "C against A:" "$tmp/out" &&
+	grep -q '^m  *100 \[100\.\.100\]  *99\.75 \[99\.\.100\.5\]  *0\.997  *1\.010  *1\.005 0\.990$' "$tmp/out" &&
+	grep -qxF "  m: B is 19.0% lower than A, outside the noise (1.0%) in 2 of 2 pairs" "$tmp/out" &&
+	! grep -q "^  m: C is" "$tmp/out" && zsw ab --from-csv "$tmp/three.csv" --csv "$tmp/three2.csv" &&
+	cmp -s "$tmp/three.csv" "$tmp/three2.csv"
+res $? "ab report of three sides: C's table and no verdict for it; the CSV round trip"
+
 # --concurrent: scopes it cannot make or set are refused and removed.
 fake
 rm -rf "$tmp/config"
@@ -350,6 +393,9 @@ rc=$?
 # every measured metric a panel: m, azero and gap (zero is 0 everywhere)
 [ $rc = 0 ] && grep -q "<svg" "$tmp/runs.svg" && grep -c "B is 50.0% lower than A" "$tmp/runs.svg" >/dev/null
 res $? "zswbctl-plot --all draws an SVG from stdin, with the verdicts"
+"$plot" -o "$tmp/three.svg" "$tmp/three.json" >"$tmp/out" 2>"$tmp/err"
+[ $? = 0 ] && grep -q "C: within the noise" "$tmp/three.svg" && grep -q "C: x=3" "$tmp/three.svg"
+res $? "zswbctl-plot draws a third side, with its verdict and settings"
 "$plot" -m nosuch -o "$tmp/x.png" "$tmp/runs.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [[ $rc == 64 && $(<"$tmp/err") == "zswbctl-plot: no metric 'nosuch' in the report"* && ! -e $tmp/x.png ]]

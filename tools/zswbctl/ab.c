@@ -52,6 +52,7 @@ static void __printf(3, 4) pathf(char *buf, size_t len, const char *fmt, ...)
 
 #define AB_MAX_METRICS	256
 #define AB_MAX_SETTINGS	16
+#define AB_MAX_SIDES	8	/* A, B, then C to H: each compared with A */
 #define AB_MAX_CMD_METRICS	64	/* of AB_MAX_METRICS, the command's own */
 #define AB_DEFAULT_PAIRS 5
 #define AB_MAX_PAIRS	1000
@@ -65,12 +66,12 @@ static const char * const kind_names[] = {
 struct run {
 	enum run_kind kind;
 	int pair;		/* 0: the warm-up and the A/A pair; 1..N */
-	char side;		/* 'A' or 'B' */
+	char side;		/* 'A', 'B', ... */
 	int exit;		/* the command's status, as a shell gives it */
 	double val[AB_MAX_METRICS];
 };
 
-/* A side's settings: the NAME=VALUE words of --a or --b. */
+/* A side's settings: the NAME=VALUE words of --a, --b, ... */
 struct side {
 	char *spec;		/* as given, for the report */
 	int n;
@@ -83,7 +84,8 @@ static struct {
 	int pairs;
 	const char *memory_max, *zswap_max, *csv, *from_csv, *parent;
 	char **cmd;
-	struct side side[2];	/* A, B */
+	struct side side[AB_MAX_SIDES];	/* A, B, ... */
+	int nr_sides;		/* 2, or more with --c ... (sequential only) */
 	/* the metrics, by name, in the order they were first seen */
 	char *metric[AB_MAX_METRICS];
 	int nr_metrics;
@@ -97,9 +99,10 @@ static struct {
 	char metrics_dir[PATH_MAX];	/* the runs' metrics files, or "" */
 	int nr_saved;
 	bool params_set;	/* a parameter was written: put them back */
-	char *saved_name[2 * AB_MAX_SETTINGS], *saved_val[2 * AB_MAX_SETTINGS];
+	char *saved_name[AB_MAX_SIDES * AB_MAX_SETTINGS];
+	char *saved_val[AB_MAX_SIDES * AB_MAX_SETTINGS];
 	pid_t child[2];
-} ab = { .pairs = AB_DEFAULT_PAIRS };
+} ab = { .pairs = AB_DEFAULT_PAIRS, .nr_sides = 2 };
 
 /* The signal that asked us to stop (SIGINT, SIGTERM), or 0. */
 static atomic_int ab_stop;
@@ -188,9 +191,10 @@ static double ratio(double a, double b)
 	return b / a;
 }
 
-/* What the report says of one metric. */
+/* What the report says of one metric, for one side against A. */
 struct summary {
-	double med[2], min[2], max[2];	/* of the pairs' A and B runs */
+	char side;			/* the side compared with A: 'B', ... */
+	double med[2], min[2], max[2];	/* of the pairs' A and that side's runs */
 	double ratio[AB_MAX_PAIRS];	/* per pair, B/A */
 	int nr_pairs;			/* pairs with both values */
 	double ratio_med, aa, noise;	/* noise: |A/A - 1|, or A's spread */
@@ -213,11 +217,12 @@ static const struct run *run_of(int pair, enum run_kind kind, char side, int nth
 }
 
 /*
- * Summarize metric @m over the runs. A pair whose B/A is further from 1
- * than the noise, in the direction of the median ratio, is outside the
- * noise. A pair with a missing value is left out.
+ * Summarize metric @m over the runs, side @side (1: B, 2: C, ...) against
+ * A. A pair whose B/A is further from 1 than the noise, in the direction
+ * of the median ratio, is outside the noise. A pair with a missing value
+ * is left out. The noise is A's alone: the same for every side.
  */
-static void summarize(int m, struct summary *s)
+static void summarize(int m, int side, struct summary *s)
 {
 	double v[2][AB_MAX_PAIRS];
 	const struct run *a, *b;
@@ -226,6 +231,7 @@ static void summarize(int m, struct summary *s)
 	bool up, med_up;
 
 	memset(s, 0, sizeof(*s));
+	s->side = 'A' + side;
 	s->zero = true;
 	for (i = 0; i < ab.nr_runs; i++) {
 		double x = ab.runs[i].val[m];
@@ -237,7 +243,9 @@ static void summarize(int m, struct summary *s)
 			s->zero = false;
 		if (ab.runs[i].kind != RUN_PAIR)
 			continue;
-		k = ab.runs[i].side == 'B';
+		if (ab.runs[i].side != 'A' && ab.runs[i].side != s->side)
+			continue;
+		k = ab.runs[i].side == s->side;
 		if (n[k] < AB_MAX_PAIRS)
 			v[k][n[k]++] = x;
 	}
@@ -248,7 +256,7 @@ static void summarize(int m, struct summary *s)
 	}
 	for (p = 1; p <= ab.pairs && s->nr_pairs < AB_MAX_PAIRS; p++) {
 		a = run_of(p, RUN_PAIR, 'A', 0);
-		b = run_of(p, RUN_PAIR, 'B', 0);
+		b = run_of(p, RUN_PAIR, s->side, 0);
 		if (!a || !b || isnan(a->val[m]) || isnan(b->val[m]))
 			continue;
 		s->ratio[s->nr_pairs++] = ratio(a->val[m], b->val[m]);
@@ -304,34 +312,32 @@ static void print_verdict(FILE *f, const char *name, const struct summary *s)
 	}
 	if (differs(s)) {
 		if (isinf(pct))
-			fputs("B is above 0 where A is 0", f);
+			fprintf(f, "%c is above 0 where A is 0", s->side);
 		else
-			fprintf(f, "B is %.1f%% %s than A", fabs(pct),
+			fprintf(f, "%c is %.1f%% %s than A", s->side, fabs(pct),
 				pct > 0 ? "higher" : "lower");
 		fprintf(f, ", outside the noise (%.1f%%) in %d of %d pairs\n",
 			s->noise * 100, s->outside, s->nr_pairs);
 		return;
 	}
-	fprintf(f, "within the noise (B/A %.3f, noise %.1f%%; %d of %d pairs outside it)\n",
-		s->ratio_med, s->noise * 100, s->outside, s->nr_pairs);
+	fprintf(f, "within the noise (%c/A %.3f, noise %.1f%%; %d of %d pairs outside it)\n",
+		s->side, s->ratio_med, s->noise * 100, s->outside, s->nr_pairs);
 }
 
-/* The text report: a table of the metrics, then the verdicts. */
-static void report_text(FILE *f)
+/* The table of side @k against A: a row per metric; how many were left out. */
+static int report_table(FILE *f, int k)
 {
-	int m, left_out = 0, failed = 0, i, differ = 0;
+	int m, i, left_out = 0;
 	struct summary s;
-	char cell[128];
+	char cell[128], head[3][32];
 
-	fprintf(f, "zswbctl ab: %s, an A/A pair then %d pairs\n",
-		ab.concurrent ? "concurrent (A and B at once, sides swapped each pair)" :
-				"sequential (A B, B A, ...)", ab.pairs);
-	fprintf(f, "A: %s\nB: %s\n\n", *ab.side[0].spec ? ab.side[0].spec : "(as set)",
-		*ab.side[1].spec ? ab.side[1].spec : "(as set)");
+	snprintf(head[0], sizeof(head[0]), "%c median [min..max]", 'A' + k);
+	snprintf(head[1], sizeof(head[1]), "%c/A", 'A' + k);
+	snprintf(head[2], sizeof(head[2]), "%c/A per pair", 'A' + k);
 	fprintf(f, "%-32s %-30s %-30s %-8s %-8s %s\n", "metric", "A median [min..max]",
-		"B median [min..max]", "B/A", "A/A", "B/A per pair");
+		head[0], head[1], "A/A", head[2]);
 	for (m = 0; m < ab.nr_metrics; m++) {
-		summarize(m, &s);
+		summarize(m, k, &s);
 		if (!s.measured || s.zero) {
 			left_out++;
 			continue;
@@ -350,17 +356,46 @@ static void report_text(FILE *f)
 			fprintf(f, " %.3f", s.ratio[i]);
 		fputc('\n', f);
 	}
-	if (left_out)
-		fprintf(f, "(%d metrics 0 or not measured in every run left out)\n", left_out);
+	return left_out;
+}
+
+/*
+ * The text report: the settings, a table of the metrics (one per side
+ * after A, each against A), then the verdicts.
+ */
+static void report_text(FILE *f)
+{
+	int m, k, left_out, failed = 0, i, differ = 0;
+	struct summary s;
+
+	fprintf(f, "zswbctl ab: %s, an A/A pair then %d pairs\n",
+		ab.concurrent ? "concurrent (A and B at once, sides swapped each pair)" :
+		ab.nr_sides == 2 ? "sequential (A B, B A, ...)" :
+				   "sequential (each side once a pair, the order rotated)",
+		ab.pairs);
+	for (k = 0; k < ab.nr_sides; k++)
+		fprintf(f, "%c: %s\n", 'A' + k,
+			*ab.side[k].spec ? ab.side[k].spec : "(as set)");
+	for (k = 1; k < ab.nr_sides; k++) {
+		fputc('\n', f);
+		if (ab.nr_sides > 2)
+			fprintf(f, "%c against A:\n", 'A' + k);
+		left_out = report_table(f, k);
+		if (left_out)
+			fprintf(f, "(%d metrics 0 or not measured in every run left out)\n",
+				left_out);
+	}
 	fputs("\nVerdict (noise: the A/A pair's distance from 1, or the A runs' spread if\n"
 	      "wider; outside it: B/A further from 1 than that in every pair, one way):\n", f);
-	for (m = 0; m < ab.nr_metrics; m++) {
-		summarize(m, &s);
-		if (!s.measured || s.zero || !differs(&s))
-			continue;
-		fputs("  ", f);
-		print_verdict(f, ab.metric[m], &s);
-		differ++;
+	for (k = 1; k < ab.nr_sides; k++) {
+		for (m = 0; m < ab.nr_metrics; m++) {
+			summarize(m, k, &s);
+			if (!s.measured || s.zero || !differs(&s))
+				continue;
+			fputs("  ", f);
+			print_verdict(f, ab.metric[m], &s);
+			differ++;
+		}
 	}
 	if (!differ)
 		fputs("  every metric is within the noise\n", f);
@@ -393,14 +428,64 @@ static void json_side(json_writer_t *w, int k)
 	jsonw_end_object(w);
 }
 
-/* The JSON report: the settings, every run, and per metric the summary. */
+/*
+ * Open an object with the median, smallest and largest of @s's side @k (0:
+ * A); the caller may add to it, and closes it.
+ */
+static void json_range(json_writer_t *w, const struct summary *s, int k)
+{
+	jsonw_start_object(w);
+	jsonw_name(w, "median");
+	json_double(w, s->med[k]);
+	jsonw_name(w, "min");
+	json_double(w, s->min[k]);
+	jsonw_name(w, "max");
+	json_double(w, s->max[k]);
+}
+
+/* Write what @s compares of metric @m: the ratios, the outside count, the verdict. */
+static void json_compared(json_writer_t *w, int m, const struct summary *s, bool noise)
+{
+	char verdict[512];
+	FILE *vf;
+	int i;
+
+	jsonw_name(w, "ratios");
+	jsonw_start_array(w);
+	for (i = 0; i < s->nr_pairs; i++)
+		json_double(w, s->ratio[i]);
+	jsonw_end_array(w);
+	jsonw_name(w, "ratio_median");
+	json_double(w, s->ratio_med);
+	if (noise) {
+		jsonw_name(w, "aa_ratio");
+		json_double(w, s->aa);
+		jsonw_name(w, "noise");
+		json_double(w, s->noise);
+	}
+	jsonw_int_field(w, "outside", s->outside);
+	jsonw_bool_field(w, "differs", differs(s));
+	vf = fmemopen(verdict, sizeof(verdict), "w");
+	if (vf) {
+		print_verdict(vf, ab.metric[m], s);
+		fclose(vf);
+		verdict[strcspn(verdict, "\n")] = '\0';
+		/* the words without the metric's name */
+		jsonw_string_field(w, "verdict", verdict + strlen(ab.metric[m]) + 2);
+	}
+}
+
+/*
+ * The JSON report: the settings, every run, and per metric the summary of
+ * B against A; a side after B adds, per metric, an object named by its
+ * letter with its own range, ratios and verdict (the noise is A's).
+ */
 static void report_json(void)
 {
 	json_writer_t *w = jsonw_new(stdout);
 	struct summary s;
 	const struct run *r;
-	char verdict[512];
-	FILE *vf;
+	char key[2] = "";
 	int i, m, k;
 
 	if (!w) {
@@ -416,19 +501,21 @@ static void report_json(void)
 	for (i = 0; ab.cmd && ab.cmd[i]; i++)
 		jsonw_string(w, ab.cmd[i]);
 	jsonw_end_array(w);
-	jsonw_name(w, "a");
-	json_side(w, 0);
-	jsonw_name(w, "b");
-	json_side(w, 1);
+	for (k = 0; k < ab.nr_sides; k++) {
+		key[0] = 'a' + k;
+		jsonw_name(w, key);
+		json_side(w, k);
+	}
 	jsonw_name(w, "runs");
 	jsonw_start_array(w);
 	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
+		key[0] = r->side;
 		jsonw_start_object(w);
 		jsonw_int_field(w, "run", i);
 		jsonw_string_field(w, "kind", kind_names[r->kind]);
 		jsonw_int_field(w, "pair", r->pair);
-		jsonw_string_field(w, "side", r->side == 'A' ? "A" : "B");
+		jsonw_string_field(w, "side", key);
 		jsonw_int_field(w, "exit", r->exit);
 		jsonw_name(w, "metrics");
 		jsonw_start_object(w);
@@ -443,40 +530,23 @@ static void report_json(void)
 	jsonw_name(w, "report");
 	jsonw_start_object(w);
 	for (m = 0; m < ab.nr_metrics; m++) {
-		summarize(m, &s);
+		summarize(m, 1, &s);
 		jsonw_name(w, ab.metric[m]);
 		jsonw_start_object(w);
-		for (k = 0; k < 2; k++) {
-			jsonw_name(w, k ? "b" : "a");
-			jsonw_start_object(w);
-			jsonw_name(w, "median");
-			json_double(w, s.med[k]);
-			jsonw_name(w, "min");
-			json_double(w, s.min[k]);
-			jsonw_name(w, "max");
-			json_double(w, s.max[k]);
+		jsonw_name(w, "a");
+		json_range(w, &s, 0);
+		jsonw_end_object(w);
+		jsonw_name(w, "b");
+		json_range(w, &s, 1);
+		jsonw_end_object(w);
+		json_compared(w, m, &s, true);
+		for (k = 2; k < ab.nr_sides; k++) {
+			summarize(m, k, &s);
+			key[0] = 'a' + k;
+			jsonw_name(w, key);
+			json_range(w, &s, 1);
+			json_compared(w, m, &s, false);
 			jsonw_end_object(w);
-		}
-		jsonw_name(w, "ratios");
-		jsonw_start_array(w);
-		for (i = 0; i < s.nr_pairs; i++)
-			json_double(w, s.ratio[i]);
-		jsonw_end_array(w);
-		jsonw_name(w, "ratio_median");
-		json_double(w, s.ratio_med);
-		jsonw_name(w, "aa_ratio");
-		json_double(w, s.aa);
-		jsonw_name(w, "noise");
-		json_double(w, s.noise);
-		jsonw_int_field(w, "outside", s.outside);
-		jsonw_bool_field(w, "differs", differs(&s));
-		vf = fmemopen(verdict, sizeof(verdict), "w");
-		if (vf) {
-			print_verdict(vf, ab.metric[m], &s);
-			fclose(vf);
-			verdict[strcspn(verdict, "\n")] = '\0';
-			/* the words without the metric's name */
-			jsonw_string_field(w, "verdict", verdict + strlen(ab.metric[m]) + 2);
 		}
 		jsonw_end_object(w);
 	}
@@ -517,7 +587,7 @@ static int write_csv(const char *path)
 	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
 		fprintf(f, "%d,%s,%d,%c,", i, kind_names[r->kind], r->pair, r->side);
-		csv_settings(f, r->side == 'B');
+		csv_settings(f, r->side - 'A');
 		fprintf(f, ",%d", r->exit);
 		for (m = 0; m < ab.nr_metrics; m++) {
 			fputc(',', f);
@@ -621,7 +691,8 @@ static int read_csv(const char *path)
 		}
 		for (k = 0; k < 3 && strcmp(field[1], kind_names[k]); k++)
 			;
-		if (k == 3 || (strcmp(field[3], "A") && strcmp(field[3], "B"))) {
+		if (k == 3 || field[3][0] < 'A' || field[3][0] >= 'A' + AB_MAX_SIDES ||
+		    field[3][1]) {
 			msg("%s:%d: kind '%s', side '%s': not a run of zswbctl ab", path, lineno,
 			    field[1], field[3]);
 			ret = EXIT_USAGE;
@@ -637,7 +708,9 @@ static int read_csv(const char *path)
 		r->exit = (int)strtol(field[5], &end, 10);
 		if (r->pair > ab.pairs)
 			ab.pairs = r->pair;
-		k = r->side == 'B';
+		k = r->side - 'A';
+		if (k >= ab.nr_sides)
+			ab.nr_sides = k + 1;
 		if (!*ab.side[k].spec) {	/* "": not yet seen */
 			free(ab.side[k].spec);
 			ab.side[k].n = 0;
@@ -1159,7 +1232,7 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 		ret = cgroup_make(name, cg, sizeof(cg));
 	if (!ret)
 		ret = snap_take(&before, "stats");
-	r = ret ? NULL : run_new(kind, pair, side ? 'B' : 'A');
+	r = ret ? NULL : run_new(kind, pair, 'A' + side);
 	if (!r) {
 		snap_free(&before);
 		return 1;
@@ -1264,7 +1337,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 /* Run the schedule: warm-up, A/A pair, N pairs alternated; 0 or 1. */
 static int run_all(void)
 {
-	int p, ret = 0;
+	int p, k, ret = 0;
 
 	if (ab.warmup)
 		ret = ab.concurrent ? run_concurrent(RUN_WARMUP, 0, 0, 0) :
@@ -1281,11 +1354,14 @@ static int run_all(void)
 		ret = run_sequential(RUN_AA, 0, 0);
 	if (!ret && !ab_stop)
 		ret = run_sequential(RUN_AA, 0, 0);
-	for (p = 1; p <= ab.pairs && !ret && !ab_stop; p++) {
-		ret = run_sequential(RUN_PAIR, p, p % 2 ? 0 : 1);
-		if (!ret && !ab_stop)
-			ret = run_sequential(RUN_PAIR, p, p % 2 ? 1 : 0);
-	}
+	/*
+	 * Pair p runs every side once, starting from side p - 1 (mod the
+	 * number of sides): A B, B A, ... for two; A B C, B C A, C A B, ...
+	 * for three, so that each side runs at each place in turn.
+	 */
+	for (p = 1; p <= ab.pairs && !ret && !ab_stop; p++)
+		for (k = 0; k < ab.nr_sides && !ret && !ab_stop; k++)
+			ret = run_sequential(RUN_PAIR, p, (p - 1 + k) % ab.nr_sides);
 	return ret;
 }
 
@@ -1327,20 +1403,20 @@ static int side_parse(int k, const char *spec)
 }
 
 /*
- * Give both sides the same names: what one side sets and the other does
+ * Give every side the same names: what one side sets and another does
  * not, the other runs with as it is now (sequential), or as the scope
  * starts, the global value (concurrent). Saves each value to put back.
  * 0, or the exit code after saying why (an unknown parameter: 1).
  */
 static int sides_complete(void)
 {
-	int k, i, j, err;
+	int k, o, i, j, err;
+	bool used;
 	char *cur;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < ab.nr_sides; k++) {
 		for (i = 0; i < ab.side[k].n; i++) {
 			const char *name = ab.side[k].name[i];
-			struct side *o = &ab.side[!k];
 
 			cur = param_read(name, &err);
 			if (!cur)
@@ -1357,14 +1433,26 @@ static int sides_complete(void)
 				ab.saved_val[j] = strdup(cur);
 				ab.nr_saved = ab.saved_val[j] ? j + 1 : j;
 			}
-			for (j = 0; j < o->n && strcmp(o->name[j], name); j++)
-				;
-			if (j == o->n && o->n < AB_MAX_SETTINGS) {
-				o->name[o->n] = (char *)name;
-				o->val[o->n++] = cur;
-			} else {
-				free(cur);
+			used = false;
+			for (o = 0; o < ab.nr_sides; o++) {
+				struct side *so = &ab.side[o];
+
+				for (j = 0; j < so->n && strcmp(so->name[j], name); j++)
+					;
+				if (j < so->n)
+					continue;
+				if (so->n == AB_MAX_SETTINGS) {
+					msg("--%c: more than %d settings with the other sides'",
+					    'a' + o, AB_MAX_SETTINGS);
+					return EXIT_USAGE;
+				}
+				/* the sides share @cur: it lives as long as they do */
+				so->name[so->n] = (char *)name;
+				so->val[so->n++] = cur;
+				used = true;
 			}
+			if (!used)
+				free(cur);
 		}
 	}
 	return 0;
@@ -1472,8 +1560,8 @@ static int ab_options(char **argv)
 {
 	const char *opt, *arg;
 	char *end;
-	int i, ret;
-	bool seen[2] = { false, false };
+	bool seen[AB_MAX_SIDES] = { false }, any = false;
+	int i, k, ret;
 
 	for (i = 0; argv[i]; i++) {
 		opt = argv[i];
@@ -1507,15 +1595,20 @@ static int ab_options(char **argv)
 			return EXIT_USAGE;
 		}
 		i++;
-		if (!strcmp(opt, "--a") || !strcmp(opt, "--b")) {
-			if (seen[opt[2] == 'b']) {
+		if (opt[0] == '-' && opt[1] == '-' && opt[2] >= 'a' &&
+		    opt[2] < 'a' + AB_MAX_SIDES && !opt[3]) {
+			k = opt[2] - 'a';
+			if (seen[k]) {
 				msg("ab: %s given twice", opt);
 				return EXIT_USAGE;
 			}
-			seen[opt[2] == 'b'] = true;
-			ret = side_parse(opt[2] == 'b', arg);
+			seen[k] = true;
+			any = true;
+			ret = side_parse(k, arg);
 			if (ret)
 				return ret;
+			if (k >= ab.nr_sides)
+				ab.nr_sides = k + 1;
 		} else if (!strcmp(opt, "--pairs")) {
 			errno = 0;
 			ab.pairs = strtol(arg, &end, 10);
@@ -1538,13 +1631,23 @@ static int ab_options(char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		ret = seen[i] ? 0 : side_parse(i, "");
+	for (k = 0; k < AB_MAX_SIDES; k++) {
+		if (!seen[k] && k > 1 && k < ab.nr_sides) {
+			msg("ab: --%c without --%c: the sides after B are C, D, ... in turn",
+			    'a' + ab.nr_sides - 1, 'a' + k);
+			return EXIT_USAGE;
+		}
+		ret = seen[k] ? 0 : side_parse(k, "");
 		if (ret)
 			return ret;
 	}
-	if (ab.from_csv && ((ab.cmd && *ab.cmd) || seen[0] || seen[1])) {
-		msg("ab: --from-csv reports on saved runs: it takes no command, --a or --b");
+	if (ab.concurrent && ab.nr_sides > 2) {
+		msg("ab: --concurrent runs two sides, A and B: --%c is for sequential runs",
+		    'a' + ab.nr_sides - 1);
+		return EXIT_USAGE;
+	}
+	if (ab.from_csv && ((ab.cmd && *ab.cmd) || any)) {
+		msg("ab: --from-csv reports on saved runs: it takes no command or settings");
 		return EXIT_USAGE;
 	}
 	if (!ab.from_csv && (!ab.cmd || !*ab.cmd)) {
