@@ -268,7 +268,7 @@ bench_knobs_doc() {
 suite_bench_args() {
 	local msg v f bad=""
 	ktap_print_header
-	ktap_set_plan 5
+	ktap_set_plan 6
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -307,6 +307,44 @@ suite_bench_args() {
 	else
 		echo "$msg" | sed 's/^/# /'
 		ktap_test_fail "report.py draws every figure of results.rst from bench-results/ (missing or broken:$bad)"
+	fi
+	bench_apps_report
+}
+
+# report.py apps takes its table from zswbctl ab: a log as the guest
+# prints it (serial console line ends), three sides of one comparison.
+# async_free's build_s is 20% lower in both pairs, per_node's within the
+# A/A pair's 2%; pgrotated 0 against 500.
+bench_apps_report() {
+	local d=$out/apps-report desc="report.py apps: the table, JSON and CSV from zswbctl ab's report"
+	mkdir -p "$d"
+	{
+		echo "ABSIDES build disk A=stock B=async_free C=per_node"
+		printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.build_s,cmd.pgrotated" \
+			'0,aa,0,A,"async_free=N",0,9,100,500' '1,aa,0,A,"async_free=N",0,9,102,500' \
+			'2,pair,1,A,"async_free=N",0,9,100,500' '3,pair,1,B,"async_free=Y",0,9,80,0' \
+			'4,pair,1,C,"shrink_policy=per_node",0,9,101,500' \
+			'5,pair,2,B,"async_free=Y",0,9,81,0' '6,pair,2,C,"shrink_policy=per_node",0,9,99,500' \
+			'7,pair,2,A,"async_free=N",0,9,100,500' | sed 's/^/ABCSV build disk /'
+		echo "# not a comparison"
+	} | sed 's/$/\r/' > "$d/apps.log"
+	if python3 tools/bench/report.py apps "$d/apps.log" "$d/apps.json" > "$d/out" 2>&1 &&
+	   grep -q '^  build_s  *100  *80\.50  *-19\.5%  *-19\.5%  *2\.0%  outside$' "$d/out" &&
+	   grep -q '^  build_s  *100  *100  *+0\.0%  *+0\.0%  *2\.0%  within$' "$d/out" &&
+	   grep -q '^\[build\] per_node against stock (disk swap), zswbctl ab: medians of 2 and 2 runs' "$d/out" &&
+	   python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["build"]
+s, b = j["stock"], j["async_free"]
+ok = (s["build_s"] == 100 and s["build_s_noise_pct"] == 2.0 and s["runs"]["build_s"] == [100, 102, 100, 100]
+      and b["build_s_differs"] is True and b["pgrotated_differs"] is True and b["iterations"] == 2
+      and b["verdicts"]["build_s"].startswith("B is 19.5% lower than A")
+      and j["per_node"]["build_s_differs"] is False and "wall_s" not in s)
+sys.exit(not ok)' "$d/apps.json" &&
+	   grep -q '^3,pair,1,B,"async_free=Y",0,9,80,0$' "$d/apps-build-disk.csv"; then
+		ktap_test_pass "$desc"
+	else
+		sed 's/^/# /' "$d/out"
+		ktap_test_fail "$desc"
 	fi
 }
 

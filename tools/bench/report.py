@@ -25,11 +25,13 @@ KEY_ratio_max. A variant "aa" (an A/A pair: the baseline twice, run first)
 sizes the noise: the ratio of its second run to its first goes beside the
 pairs, and into "off" as aa_KEY_ratio; "aa" is not a variant of the JSON.
 
-apps (make bench-apps): groups are workloads; each policy is compared with
-the stock runs of its swap kind ("stock" on disk, "zram-stock" on zram):
-metric, baseline, policy, delta of the medians, and "paired", the median
-of the ratios of each policy run to the stock run beside it (added to the
-JSON as KEY_paired_ratio); then a matrix of the changes per workload.
+apps (make bench-apps): not RESULT lines but zswbctl ab comparisons, one
+per workload and swap kind (apps_comparisons()), each reported by
+zswbctl ab --from-csv itself: per policy against the stock runs of its
+swap kind ("stock" on disk, "zram-stock" on zram): metric, baseline,
+policy, delta of ab's medians, "paired" (ab's median B/A), ab's noise and
+its verdict; then a matrix of the changes per workload. The runs of each
+comparison are kept beside the JSON as apps-WORKLOAD-KIND.csv.
 
 --each: for every RESULT line on stdin as it comes, one line "group
 variant iteration VALUE..." with the values of the KEYs as the line wrote
@@ -37,8 +39,11 @@ them ("-" for a key it lacks), for progress lines while a run goes on.
 """
 import io
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 from collections import OrderedDict
 
 RATIO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal")
@@ -228,53 +233,108 @@ APPS_KEYS = ("build_s", "tps", "avg_ms", "load_s", "rps", "p50_ms", "p95_ms", "p
 APPS_PAIRED = ("build_s", "tps", "avg_ms", "load_s", "rps", "p95_ms", "p99_ms", "cpu_s")
 
 
-def apps_spread(seq):
-    """{workload: {stock variant: {key: (min, max, spread %)}}}: the A/A
-    spread of the stock runs of one boot, (max - min) / median."""
-    vals = OrderedDict()
-    for wl, variant, _, v in seq:
-        if variant != apps_baseline(variant):
-            continue
-        for k in APPS_PAIRED:
-            if k in v:
-                vals.setdefault(wl, OrderedDict()).setdefault(variant, OrderedDict()) \
-                    .setdefault(k, []).append(v[k])
-    out = OrderedDict()
-    for wl, variants in vals.items():
-        for variant, keys in variants.items():
-            for k, r in keys.items():
-                m = statistics.median(r)
-                out.setdefault(wl, {}).setdefault(variant, {})[k] = \
-                    (min(r), max(r), (max(r) - min(r)) * 100.0 / m if m else 0.0)
-    return out
-
-
 def apps_baseline(variant):
     return "zram-stock" if variant.startswith("zram-") else "stock"
 
 
-def apps_neighbours(seq):
-    """{workload: {variant: {key: [policy/stock ratios of adjacent runs]}}}."""
-    seq = [(wl, variant, vals) for wl, variant, _, vals in seq]
+def apps_comparisons(path):
+    """The zswbctl ab comparisons of an apps log: {(workload, kind):
+    ({side letter: variant}, [the lines of ab's --csv])}, from its
+    "ABSIDES WORKLOAD KIND L=VARIANT..." and "ABCSV WORKLOAD KIND LINE"
+    lines."""
     out = OrderedDict()
-    for j, (wl, variant, vals) in enumerate(seq):
-        base = apps_baseline(variant)
-        if variant == base:
+    for line in open(path, errors="replace", newline="\n"):
+        line = line.rstrip("\r\n")
+        f = line.split(" ", 3)
+        if len(f) < 4 or f[0] not in ("ABSIDES", "ABCSV"):
             continue
-        # The stock run next to this one: after it, else before it.
-        nb = [seq[i] for i in (j + 1, j - 1) if 0 <= i < len(seq)
-              and seq[i][0] == wl and seq[i][1] == base]
-        if not nb:
-            continue
-        ref = nb[0][2]
-        for k in APPS_PAIRED:
-            if ref.get(k) and k in vals:
-                out.setdefault(wl, OrderedDict()).setdefault(variant, OrderedDict()) \
-                   .setdefault(k, []).append(vals[k] / ref[k])
+        key = (f[1], f[2])
+        if f[0] == "ABSIDES":
+            out[key] = (OrderedDict(w.split("=", 1) for w in f[3].split()), [])
+        elif key in out:
+            out[key][1].append(f[3])
     return out
 
 
-def apps_tables(meds, pairs, spread):
+def ab_report(lines, path):
+    """zswbctl ab's --json report of the runs of a --csv (its lines),
+    written to path, by the zswbctl of this tree (built if need be)."""
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    zswbctl = os.path.join(top, "tools", "zswbctl", "zswbctl")
+    if not os.access(zswbctl, os.X_OK):
+        subprocess.run(["make", "-s", "-C", os.path.dirname(zswbctl), "zswbctl"], check=True,
+                       stdout=subprocess.DEVNULL)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = subprocess.run([zswbctl, "ab", "--json", "--from-csv", path], check=True,
+                       capture_output=True, text=True)
+    return json.loads(r.stdout)
+
+
+def ab_side(summary, letter):
+    """(median, ratio_median, differs, verdict) of side letter in the
+    report of one metric; A's ratio and verdict are None."""
+    side = letter.lower()
+    if side == "a":
+        return summary["a"]["median"], None, None, None
+    if side == "b":
+        return (summary["b"]["median"], summary["ratio_median"], summary["differs"],
+                summary["verdict"])
+    s = summary[side]
+    return s["median"], s["ratio_median"], s["differs"], s["verdict"]
+
+
+def apps_from_ab(comps, csv_dir):
+    """{workload: {variant: {key: median, ...}}} from zswbctl ab's reports
+    of each comparison (each side's median over the pairs, the median of
+    its ratios to stock in the same pair as KEY_paired_ratio, ab's verdict
+    as KEY_differs and in "verdicts"; on stock the spread of all its runs,
+    the A/A pair's included, as KEY_aa_spread_pct and ab's noise as
+    KEY_noise_pct), with every run in "runs", in the order they ran."""
+    meds = OrderedDict()
+    for (wl, kind), (sides, lines) in comps.items():
+        rep = ab_report(lines, os.path.join(csv_dir, f"apps-{wl}-{kind}.csv"))
+        runs = OrderedDict((v, []) for v in sides.values())
+        npairs = OrderedDict((v, 0) for v in sides.values())
+        for r in rep["runs"]:
+            if r["kind"] == "warmup" or r["side"] not in sides:
+                continue
+            v = sides[r["side"]]
+            runs[v].append(OrderedDict((k[4:], x) for k, x in r["metrics"].items()
+                                       if k.startswith("cmd.") and x is not None))
+            npairs[v] += r["kind"] == "pair"
+        for letter, v in sides.items():
+            e = meds.setdefault(wl, OrderedDict()).setdefault(v, OrderedDict())
+            verdicts = OrderedDict()
+            for m, summ in rep["report"].items():
+                if not m.startswith("cmd."):
+                    continue
+                k = m[4:]
+                med, ratio, differs, verdict = ab_side(summ, letter)
+                if med is None:
+                    continue
+                e[k] = med
+                if letter == "A":
+                    vals = [x[k] for x in runs[v] if k in x]
+                    mid = statistics.median(vals) if vals else 0
+                    if mid:
+                        e[f"{k}_aa_spread_pct"] = round((max(vals) - min(vals)) * 100.0 / mid, 2)
+                    if summ["noise"] is not None:
+                        e[f"{k}_noise_pct"] = round(summ["noise"] * 100.0, 2)
+                else:
+                    if ratio is not None:
+                        e[f"{k}_paired_ratio"] = ratio
+                    e[f"{k}_differs"] = differs
+                    verdicts[k] = verdict
+            e["iterations"] = npairs[v]
+            if verdicts:
+                e["verdicts"] = verdicts
+            keys = OrderedDict((k, None) for it in runs[v] for k in it)
+            e["runs"] = OrderedDict((k, [it.get(k) for it in runs[v]]) for k in keys)
+    return meds
+
+
+def apps_tables(meds):
     lines = []
     for wl, variants in meds.items():
         for variant, vals in variants.items():
@@ -283,25 +343,24 @@ def apps_tables(meds, pairs, spread):
                 continue
             b = variants[base]
             kind = "zram" if base == "zram-stock" else "disk"
-            lines.append(f"[{wl}] {variant} against {base} ({kind} swap): medians of "
-                         f"{vals['iterations']} and {b['iterations']} runs; paired: "
-                         f"median of policy/stock over the runs side by side; A/A: "
-                         f"(max - min) / median of the stock runs, '~' where the policy's "
-                         f"median lies within them")
+            lines.append(f"[{wl}] {variant} against {base} ({kind} swap), zswbctl ab: medians "
+                         f"of {vals['iterations']} and {b['iterations']} runs in pairs; paired: "
+                         f"median of policy/stock in each pair; noise: ab's (the A/A pair's "
+                         f"distance from 1, or the stock runs' spread if wider); ab: outside "
+                         f"the noise in every pair or within it")
             lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}{'delta':>10}{'paired':>10}"
-                         f"{'A/A':>8}")
+                         f"{'noise':>8}  ab")
             for k in APPS_KEYS:
                 if k not in vals and k not in b:
                     continue
                 bv, pv = b.get(k), vals.get(k)
                 d = f"{(pv - bv) * 100.0 / bv:+.1f}%" if bv and pv is not None else "-"
-                r = pairs.get(wl, {}).get(variant, {}).get(k)
-                p = f"{(statistics.median(r) - 1) * 100.0:+.1f}%" if r else ""
-                a = spread.get(wl, {}).get(base, {}).get(k)
-                aa = ""
-                if a and pv is not None:
-                    aa = f"{a[2]:.1f}%" + ("~" if a[0] <= pv <= a[1] else " ")
-                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}{aa:>9}")
+                r = vals.get(f"{k}_paired_ratio")
+                p = f"{(r - 1) * 100.0:+.1f}%" if r is not None else ""
+                n = b.get(f"{k}_noise_pct")
+                noise = f"{n:.1f}%" if n is not None else ""
+                verdict = {True: "outside", False: "within"}.get(vals.get(f"{k}_differs"), "")
+                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}{noise:>8}  {verdict}")
             lines.append("")
     return "\n".join(lines)
 
@@ -335,21 +394,87 @@ def apps_summary(meds):
     return "\n".join(lines)
 
 
-def apps_main(seq, meds, out):
-    pairs = apps_neighbours(seq)
-    spread = apps_spread(seq)
+# The compact table of results.rst, per workload: (key, column, scale).
+APPS_COMPACT = {
+    "build": (("build_s", "build s", 1), ("cpu_s", "cpu s", 1), ("psi_some_us", "PSI s", 1e-6),
+              ("pgrotated", "pgrot", 1), ("pgscan", "pgscan", 1), ("pgsteal", "pgsteal", 1),
+              ("zswpwb", "zswpwb", 1), ("swap_ra", "ra", 1), ("zswpin", "zswpin", 1),
+              ("pswpin", "pswpin", 1)),
+    "redis": (("rps", "GET/s", 1), ("p95_ms", "p95 ms", 1), ("p99_ms", "p99 ms", 1),
+              ("load_s", "load s", 1), ("cpu_s", "cpu s", 1), ("psi_some_us", "PSI s", 1e-6),
+              ("pgrotated", "pgrot", 1), ("pgscan", "pgscan", 1), ("pgsteal", "pgsteal", 1),
+              ("zswpwb", "zswpwb", 1), ("pswpin", "pswpin", 1)),
+    "mariadb": (("tps", "tx/s", 1), ("avg_ms", "avg ms", 1), ("p95_ms", "p95 ms", 1),
+                ("cpu_s", "cpu s", 1), ("psi_some_us", "PSI s", 1e-6), ("pgrotated", "pgrot", 1),
+                ("pgscan", "pgscan", 1), ("pgsteal", "pgsteal", 1), ("zswpwb", "zswpwb", 1),
+                ("zswpin", "zswpin", 1), ("pswpin", "pswpin", 1)),
+}
+
+
+def compact_num(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100 or abs(v - round(v)) < 1e-9:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def compact_pct(p):
+    return f"{p:+.1f}%" if abs(p) < 10 else f"{p:+.0f}%"
+
+
+def apps_compact(meds):
+    """results.rst's table: per workload, each variant's medians; under a
+    stock line ab's noise, under a policy line its change against stock,
+    marked ~ where zswbctl ab found it within the noise."""
+    lines = []
+    for wl, variants in meds.items():
+        cols = APPS_COMPACT.get(wl)
+        if not cols:
+            continue
+        lines.append(f"{wl:<18}" + "".join(f"{c:>8}" for _, c, _ in cols))
+        for v, vals in variants.items():
+            base = variants.get(apps_baseline(v))
+            lines.append(f"{v:<18}" + "".join(
+                f"{compact_num(vals[k] * sc if vals.get(k) is not None else None):>8}"
+                for k, _, sc in cols))
+            row = ""
+            if v == apps_baseline(v):
+                for k, _, _ in cols:
+                    n = vals.get(f"{k}_noise_pct")
+                    row += f"{'-' if n is None else f'{n:.1f}%':>8}"
+                lines.append(f"{'  noise (' + str(len(vals['runs'].get(cols[0][0], []))) + ' runs)':<18}"
+                             + row)
+                continue
+            for k, _, _ in cols:
+                bv, pv = (base or {}).get(k), vals.get(k)
+                if not bv or pv is None:
+                    row += f"{'-':>8}"
+                    continue
+                mark = "~" if vals.get(f"{k}_differs") is False else " "
+                row += f"{compact_pct((pv - bv) * 100.0 / bv) + mark:>8}"
+            lines.append(f"{'':<18}" + row)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def apps_main(log, out):
+    comps = apps_comparisons(log)
+    if not comps:
+        print(f"report.py: no zswbctl ab comparison (ABSIDES) in {log}", file=sys.stderr)
+        return 1
+    if out:
+        csv_dir = os.path.dirname(out) or "."
+        meds = apps_from_ab(comps, csv_dir)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            meds = apps_from_ab(comps, tmp)
     print("== apps")
-    print(apps_tables(meds, pairs, spread))
+    print(apps_tables(meds))
     print(apps_summary(meds))
-    for wl, variants in pairs.items():
-        for variant, keys in variants.items():
-            for k, r in keys.items():
-                meds[wl][variant][f"{k}_paired_ratio"] = statistics.median(r)
-    for wl, variants in spread.items():
-        for variant, keys in variants.items():
-            for k, (lo, hi, pct) in keys.items():
-                meds[wl][variant][f"{k}_aa_spread_pct"] = round(pct, 2)
-    add_runs(meds, parse(seq)[0])
+    print(apps_compact(meds))
     if out:
         with open(out, "w") as f:
             json.dump(meds, f, indent=2)
@@ -714,6 +839,8 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     bench, log = sys.argv[1], sys.argv[2]
+    if bench == "apps":
+        return apps_main(log, sys.argv[3] if len(sys.argv) > 3 else None)
     seq = derive(bench, results(log))
     runs, by_iter = parse(seq)
     if not runs:
@@ -721,8 +848,6 @@ def main():
         return 1
     ratios = pair_ratios(by_iter)
     meds = medians(runs)
-    if bench == "apps":
-        return apps_main(seq, meds, sys.argv[3] if len(sys.argv) > 3 else None)
     if bench == "demo":
         return demo_main(seq, meds, by_iter, pair_ratios(by_iter, DEMO_KEYS),
                          "--all" in sys.argv[3:])

@@ -10,19 +10,23 @@
 # image rootfs-apps, cached: rebuilt only when its package list changes),
 # with the test kernel's modules and zswap_wb; a payload with the build
 # workload (part of the test kernel's build, tools/bench/apps/kbuild.sh),
-# the Redis data generator (redisgen.c, built static) and the guest script
-# (apps.sh, which says what is run and measured); boots it once, prints the
-# RESULT lines as they come, then the table (tools/bench/report.py apps):
-# per workload and policy, the medians of the policy's runs against those
-# of the stock runs of its swap kind. Log in bench-results/apps.log, medians
-# in bench-results/apps.json, {workload: {variant: {metric: median}}}.
+# the Redis data generator (redisgen.c, built static), zswbctl (built
+# static) and the guest scripts (apps.sh, which compares the policies
+# through zswbctl ab, and workload.sh, one run, which says what is run and
+# measured); boots it once, prints each run's figures and each comparison's
+# report as they come, then the table (tools/bench/report.py apps): per
+# workload and policy, zswbctl ab's medians, ratios, noise and verdict
+# against the stock runs of its swap kind. Log in bench-results/apps.log,
+# each comparison's runs in bench-results/apps-WORKLOAD-KIND.csv (zswbctl
+# ab --csv), medians in bench-results/apps.json, {workload: {variant:
+# {metric: median}}}.
 #
 # The guest runs with QEMU's icount (tools/vm/run.sh --icount): its clock
 # counts the instructions it executes, so that the times it measures follow
 # the work done and not what the host's other jobs leave of a core.
 #
 # Knobs: ZSWB_BENCH_ICOUNT in tools/bench/config/common.conf, this
-# benchmark's (ZSWB_APPS_ROUNDS...) in apps.conf, with their defaults; the
+# benchmark's (ZSWB_APPS_ROUNDS: ab's --pairs...) in apps.conf, with their defaults; the
 # guest's (ZSWB_APPS_BUILD_*, _REDIS_*, _DB_*, _VARIANTS) are passed
 # on when the environment sets them, and apps.sh reads the same files.
 set -eu
@@ -58,18 +62,20 @@ payload=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps.XXXXXX")
 trap 'rm -rf "$payload"' EXIT
 bash tools/bench/apps/kbuild.sh "$payload/kbuild" $objects
 gcc -O2 -Wall -Wextra -Werror -static -o "$payload/redisgen" tools/bench/apps/redisgen.c
-cp tools/bench/guest/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh "$payload/"
+make -s -C tools/zswbctl zswbctl > /dev/null
+cp tools/zswbctl/zswbctl tools/bench/guest/lib.sh tools/vm/guest.sh tools/bench/apps/apps.sh \
+	tools/bench/apps/workload.sh "$payload/"
 cp -r tools/bench/config "$payload/"
 
 # The guest's knobs, passed on as they are.
 knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|DB|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
-echo "# image $(basename "$img") ready in $((t_img - begin)) s; booting it for $workloads, $iter rounds"
+echo "# image $(basename "$img") ready in $((t_img - begin)) s; booting it for $workloads, an A/A pair and $iter pairs"
 # redis-server's own service stays off: the benchmark starts its server.
 set +e
 bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
 	--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
 	--cmd "$knobs bash ./apps.sh $iter $workloads" |
-	tee "$log" | grep --line-buffered -E "^RESULT|^#|^run.sh|^zswb-vm"
+	tee "$log" | grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm"
 status=${PIPESTATUS[0]}
 set -e
 # CPU time of our children (QEMU above all), for a loaded host: the time
