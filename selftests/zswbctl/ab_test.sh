@@ -36,7 +36,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 50
+ktap_set_plan 52
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -144,6 +144,9 @@ refused "an unknown option" 64 "zswbctl: ab: unknown option '--nope'" --nope x -
 refused "a side after B with a gap before it" 64 \
 	"zswbctl: ab: --d without --c: the sides after B are C, D, ... in turn" \
 	--b async_free=Y --d shrink_policy=per_node -- "$tmp/cmd"
+refused "a third side without a second" 64 \
+	"zswbctl: ab: --c without --b: the sides after B are C, D, ... in turn" \
+	--c shrink_policy=per_node -- "$tmp/cmd"
 refused "a third side with --concurrent" 64 \
 	"zswbctl: ab: --concurrent runs two sides, A and B: --c is for sequential runs" \
 	--concurrent --b async_free=Y --c shrink_policy=per_node -- "$tmp/cmd"
@@ -322,6 +325,10 @@ grep -qx "C: x=3" "$tmp/out" && grep -qx "C against A:" "$tmp/out" &&
 	! grep -q "^  m: C is" "$tmp/out" && zsw ab --from-csv "$tmp/three.csv" --csv "$tmp/three2.csv" &&
 	cmp -s "$tmp/three.csv" "$tmp/three2.csv"
 res $? "ab report of three sides: C's table and no verdict for it; the CSV round trip"
+grep -v ',B,' "$tmp/three.csv" >"$tmp/gap.csv"
+zsw ab --from-csv "$tmp/gap.csv"
+[[ $rc == 64 && $err == *"gap.csv: no run of side B, but of side C" && -z $out ]]
+res $? "ab --from-csv refuses runs of side C without any of side B (exit 64)"
 
 # --concurrent: scopes it cannot make or set are refused and removed.
 fake

@@ -385,8 +385,9 @@ static void report_text(FILE *f)
 			fprintf(f, "(%d metrics 0 or not measured in every run left out)\n",
 				left_out);
 	}
-	fputs("\nVerdict (noise: the A/A pair's distance from 1, or the A runs' spread if\n"
-	      "wider; outside it: B/A further from 1 than that in every pair, one way):\n", f);
+	fprintf(f, "\nVerdict (noise: the A/A pair's distance from 1, or the A runs' spread if\n"
+		"wider; outside it: %s further from 1 than that in every pair, one way):\n",
+		ab.nr_sides == 2 ? "B/A" : "a side's ratio to A");
 	for (k = 1; k < ab.nr_sides; k++) {
 		for (m = 0; m < ab.nr_metrics; m++) {
 			summarize(m, k, &s);
@@ -733,6 +734,16 @@ static int read_csv(const char *path)
 	if (!ret && lineno < 2) {
 		msg("%s: no runs", path);
 		ret = EXIT_USAGE;
+	}
+	/* The sides in turn, as the options give them: A, B, then C, ... */
+	for (k = 0; !ret && k < ab.nr_sides; k++) {
+		for (i = 0; i < ab.nr_runs && ab.runs[i].side != 'A' + k; i++)
+			;
+		if (i == ab.nr_runs && (k < 2 ? ab.nr_sides > 2 : true)) {
+			msg("%s: no run of side %c, but of side %c", path, 'A' + k,
+			    'A' + ab.nr_sides - 1);
+			ret = EXIT_USAGE;
+		}
 	}
 	free(line);
 	if (f != stdin)
@@ -1632,7 +1643,7 @@ static int ab_options(char **argv)
 		}
 	}
 	for (k = 0; k < AB_MAX_SIDES; k++) {
-		if (!seen[k] && k > 1 && k < ab.nr_sides) {
+		if (!seen[k] && k > 0 && k < ab.nr_sides && ab.nr_sides > 2) {
 			msg("ab: --%c without --%c: the sides after B are C, D, ... in turn",
 			    'a' + ab.nr_sides - 1, 'a' + k);
 			return EXIT_USAGE;
