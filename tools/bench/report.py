@@ -258,16 +258,20 @@ def apps_comparisons(path):
 
 def ab_report(lines, path):
     """zswbctl ab's --json report of the runs of a --csv (its lines),
-    written to path, by the zswbctl of this tree (built if need be)."""
+    written to path, by the zswbctl of this tree (made first: a no-op when
+    it is up to date); None, after saying why, when ab cannot report."""
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     zswbctl = os.path.join(top, "tools", "zswbctl", "zswbctl")
-    if not os.access(zswbctl, os.X_OK):
-        subprocess.run(["make", "-s", "-C", os.path.dirname(zswbctl), "zswbctl"], check=True,
-                       stdout=subprocess.DEVNULL)
+    subprocess.run(["make", "-s", "-C", os.path.dirname(zswbctl), "zswbctl"], check=True,
+                   stdout=subprocess.DEVNULL)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    r = subprocess.run([zswbctl, "ab", "--json", "--from-csv", path], check=True,
+    r = subprocess.run([zswbctl, "ab", "--json", "--from-csv", path],
                        capture_output=True, text=True)
+    if r.returncode:
+        print(f"report.py: zswbctl ab --from-csv {path} exited {r.returncode}: "
+              f"{r.stderr.strip()}", file=sys.stderr)
+        return None
     return json.loads(r.stdout)
 
 
@@ -288,12 +292,18 @@ def apps_from_ab(comps, csv_dir):
     """{workload: {variant: {key: median, ...}}} from zswbctl ab's reports
     of each comparison (each side's median over the pairs, the median of
     its ratios to stock in the same pair as KEY_paired_ratio, ab's verdict
-    as KEY_differs and in "verdicts"; on stock the spread of all its runs,
+    as KEY_differs, None where ab could not judge, and in "verdicts"; on
+    stock the spread of all its runs,
     the A/A pair's included, as KEY_aa_spread_pct and ab's noise as
     KEY_noise_pct), with every run in "runs", in the order they ran."""
     meds = OrderedDict()
     for (wl, kind), (sides, lines) in comps.items():
+        if not lines:
+            print(f"report.py: {wl} on {kind}: no runs (zswbctl ab wrote no CSV)", file=sys.stderr)
+            continue
         rep = ab_report(lines, os.path.join(csv_dir, f"apps-{wl}-{kind}.csv"))
+        if rep is None:
+            continue
         runs = OrderedDict((v, []) for v in sides.values())
         npairs = OrderedDict((v, 0) for v in sides.values())
         for r in rep["runs"]:
@@ -324,7 +334,10 @@ def apps_from_ab(comps, csv_dir):
                 else:
                     if ratio is not None:
                         e[f"{k}_paired_ratio"] = ratio
-                    e[f"{k}_differs"] = differs
+                    # None where ab could not judge (no pair, or the
+                    # noise unknown): neither outside nor within.
+                    judged = differs or (ratio is not None and summ["noise"] is not None)
+                    e[f"{k}_differs"] = differs if judged else None
                     verdicts[k] = verdict
             e["iterations"] = npairs[v]
             if verdicts:
@@ -428,7 +441,8 @@ def compact_pct(p):
 def apps_compact(meds):
     """results.rst's table: per workload, each variant's medians; under a
     stock line ab's noise, under a policy line its change against stock,
-    marked ~ where zswbctl ab found it within the noise."""
+    marked ~ where zswbctl ab found it within the noise, ? where ab could
+    not judge it (no pair or no A/A pair measured it)."""
     lines = []
     for wl, variants in meds.items():
         cols = APPS_COMPACT.get(wl)
@@ -453,7 +467,7 @@ def apps_compact(meds):
                 if not bv or pv is None:
                     row += f"{'-':>8}"
                     continue
-                mark = "~" if vals.get(f"{k}_differs") is False else " "
+                mark = {False: "~", None: "?"}.get(vals.get(f"{k}_differs"), " ")
                 row += f"{compact_pct((pv - bv) * 100.0 / bv) + mark:>8}"
             lines.append(f"{'':<18}" + row)
         lines.append("")
@@ -467,6 +481,7 @@ def apps_main(log, out):
         return 1
     if out:
         csv_dir = os.path.dirname(out) or "."
+        os.makedirs(csv_dir, exist_ok=True)
         meds = apps_from_ab(comps, csv_dir)
     else:
         with tempfile.TemporaryDirectory() as tmp:

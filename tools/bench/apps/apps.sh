@@ -67,8 +67,8 @@ mariadb_prepare() {
 	done
 	mariadb --socket=$sock -e "DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest" &&
 		sysbench oltp_read_write --db-driver=mysql --mysql-socket=$sock --mysql-user=root \
-			--tables="$ZSWB_APPS_DB_TABLES" --table-size="$ZSWB_APPS_DB_ROWS" --threads=2 \
-			prepare > /tmp/prepare.out 2>&1 ||
+			--tables="$ZSWB_APPS_DB_TABLES" --table-size="$ZSWB_APPS_DB_ROWS" --rand-seed=1 \
+			--threads=2 prepare > /tmp/prepare.out 2>&1 ||
 		{ echo "# sysbench prepare failed:"; tail -5 /tmp/prepare.out | sed 's/^/# /'; return 1; }
 	mariadb-admin --socket=$sock shutdown > /dev/null 2>&1
 	while [ -e /run/mysqld/mysqld.pid ]; do sleep 0.1; done
@@ -77,13 +77,18 @@ mariadb_prepare() {
 		"$(elapsed "$t0" "$(uptime_s)") s, $(du -sm /var/lib/mysql/sbtest | cut -f1) MiB"
 }
 
-# compare WORKLOAD KIND VARIANT...: one zswbctl ab of the variants (the
-# first is A), those of them ZSWB_APPS_VARIANTS names; its report and runs
-# on standard output.
+# compare WORKLOAD KIND STOCK VARIANT...: one zswbctl ab, STOCK as side A
+# and after it the VARIANTs that ZSWB_APPS_VARIANTS names; none when it
+# names no VARIANT, or not STOCK (each policy is compared with stock); its
+# report and runs on standard output.
 compare() {
 	local wl=$1 kind=$2 v l n=0 sides="" out=/tmp/ab-$1-$2 rc
 	local letters="a b c d e f g h"
 	shift 2
+	case " $ZSWB_APPS_VARIANTS " in
+	*" $1 "*) ;;
+	*) echo "# $wl $kind: ZSWB_APPS_VARIANTS leaves out $1: no comparison on $kind"; return 0 ;;
+	esac
 	set -- $(for v in "$@"; do
 		case " $ZSWB_APPS_VARIANTS " in *" $v "*) echo "$v" ;; esac
 	done)

@@ -55,7 +55,8 @@
 #                (store_rejects), poorly compressible pages (compress_poor)
 #   freed, raced, store_rejects, shrink_calls, ra_faults_alone,
 #   ra_zswap_slots_skipped     zswap_wb's counters, deltas of the measured
-#                part
+#                part (from after the limit is set, as the vmstat deltas;
+#                the reclaim the limit itself causes is in neither)
 # Exits 0, or 1 when the workload failed (said on standard output).
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -175,9 +176,16 @@ mariadb_start() {
 	done
 }
 
+# mariadb_stop: a clean shutdown, waited for up to 60 s (the memcg is
+# killed after the workload's cleanup in any case).
 mariadb_stop() {
+	local i=0
 	mariadb-admin --socket=$DB_SOCK shutdown > /dev/null 2>&1
-	while [ -e /run/mysqld/mysqld.pid ]; do sleep 0.1; done
+	while [ -e /run/mysqld/mysqld.pid ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 600 ] || echo "# mariadbd did not stop in 60 s"
 }
 
 # sb TEST CMD [ARGS]: sysbench on the workload's tables, a fixed seed.
@@ -222,10 +230,19 @@ case "$kind" in
 disk|zram) ;;
 *) echo "# workload.sh: unknown swap kind '$kind'"; exit 1 ;;
 esac
+# finish: the workload's cleanup, then whatever is left in the memcg
+# killed (a server that did not start or stop), so that the next run
+# starts clean and ab can remove the cgroup; then the swap off.
+finish() {
+	"${wl}_cleanup"
+	cg_kill "$cg"
+	[ "$wl" != mariadb ] || rm -f /run/mysqld/mysqld.pid
+	swap_off
+}
+
 swap_on "$kind" 1000 || { echo "# $wl: no $kind swap"; exit 1; }
 if ! "${wl}_setup"; then
-	"${wl}_cleanup"
-	swap_off
+	finish
 	exit 1
 fi
 sync
@@ -262,8 +279,7 @@ line="$line ws_refault=$(cgstat "$cg" workingset_refault_anon)"
 line="$line freed=$((w_freed_sync + w_freed_async)) raced=$w_raced store_rejects=$w_store_rejects"
 line="$line shrink_calls=$((w_shrink_calls_worker + w_shrink_calls_store))"
 line="$line ra_faults_alone=$w_ra_faults_alone ra_zswap_slots_skipped=$w_ra_zswap_slots_skipped"
-"${wl}_cleanup"
-swap_off
+finish
 echo "# $wl $kind: $line"
 if [ -n "${ZSWBCTL_AB_METRICS:-}" ]; then
 	echo "$line" | tr ' ' '\n' | sed -n 's/^\([a-z0-9_]*\)=\(..*\)$/\1 \2/p' > "$ZSWBCTL_AB_METRICS"
