@@ -59,16 +59,20 @@
  * marking at once, and does not wait: the folios in flight are freed as
  * their writes end, however long a device stalls.
  *
- * Scopes (scope.c): the folio's memcg, to which it is charged when zswap
- * allocates it, decides. alloc_off_lru() is asked before the folio exists,
- * so it allocates off the LRU when the global setting or any bound scope's
- * may free, and writeback_prepare() looks the folio's scope up once and
- * writes its decision, with the scope's slot, in the mark: a folio that is
- * not to be freed is marked keep, gets PG_reclaim as stock gives it, and
- * goes on the LRU in writeback_issued(). Every later step reads the slot
- * from the folio, so a folio's counters stay in one slot whatever happens
- * to the scopes while it is in flight. With no scope bound nothing is
- * looked up (zswb_scopes_on(), a static key) and slot 0 is a constant.
+ * Scopes (scope.c): the entry's owner decides, the memcg of its objcg,
+ * which the hook passes to alloc_off_lru() and writeback_prepare(). It is
+ * not always the folio's: __read_swap_cache_async() charges the folio to
+ * the owner only while it is online, and the entries of a removed cgroup,
+ * reparented to its parent, are charged to the writer's memcg.
+ * alloc_off_lru() allocates off the LRU when the global setting or any
+ * bound scope's may free, and writeback_prepare() looks the owner's scope
+ * up once and writes its decision, with the scope's slot, in the mark: a
+ * folio that is not to be freed is marked keep, gets PG_reclaim as stock
+ * gives it, and goes on the LRU in writeback_issued(). Every later step
+ * reads the slot from the folio, so a folio's counters stay in one slot
+ * whatever happens to the scopes while it is in flight. With no scope
+ * bound nothing is looked up (zswb_scopes_on(), a static key) and slot 0
+ * is a constant.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -410,9 +414,10 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block);
  * on this CPU: the writer frees what it wrote as it goes, in batches,
  * before it charges the next folio, and the work item is left only what
  * ends after the last writeback. (Migrated meanwhile, it frees another
- * CPU's list: any list can be freed from anywhere.)
+ * CPU's list: any list can be freed from anywhere.) @memcg, the entry's
+ * owner, is left to writeback_prepare().
  */
-bool zswb_alloc_off_lru(swp_entry_t entry, bool sync)
+bool zswb_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcp *pcp = raw_cpu_ptr(&zswb_pcp);
 
@@ -434,16 +439,16 @@ static void zswb_keep(struct folio *folio, int slot)
 }
 
 /*
- * The slot and setting (sync_free if @sync, else async_free) of @folio's
- * scope: its memcg's, to which zswap charged it when it allocated it.
+ * The slot and setting (sync_free if @sync, else async_free) of the scope
+ * of @memcg, the entry's owner (global's for NULL).
  */
-static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
+static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot)
 {
 	const struct zswb_scope_core *sc;
 	bool on;
 
 	rcu_read_lock();
-	sc = zswb_scope_of(folio_memcg(folio));
+	sc = zswb_scope_of(memcg);
 	if (sc) {
 		*slot = sc->slot;
 		/*
@@ -463,15 +468,16 @@ static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
 
 /*
  * zswap_wb_ops.writeback_prepare: mark an async folio before its write;
- * with scopes, mark a sync folio free or keep as its scope says.
+ * with scopes, mark a sync folio free or keep as the scope of @memcg, the
+ * entry's owner, says.
  */
-void zswb_writeback_prepare(struct folio *folio, bool sync)
+void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcpu_stats __percpu *st;
 	int slot = 0;
 
 	if (zswb_scopes_on()) {
-		if (!zswb_scope_frees(folio, sync, &slot)) {
+		if (!zswb_scope_frees(memcg, sync, &slot)) {
 			zswb_keep(folio, slot);
 			return;
 		}
