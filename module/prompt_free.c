@@ -59,16 +59,20 @@
  * marking at once, and does not wait: the folios in flight are freed as
  * their writes end, however long a device stalls.
  *
- * Scopes (scope.c): the folio's memcg, to which it is charged when zswap
- * allocates it, decides. alloc_off_lru() is asked before the folio exists,
- * so it allocates off the LRU when the global setting or any bound scope's
- * may free, and writeback_prepare() looks the folio's scope up once and
- * writes its decision, with the scope's slot, in the mark: a folio that is
- * not to be freed is marked keep, gets PG_reclaim as stock gives it, and
- * goes on the LRU in writeback_issued(). Every later step reads the slot
- * from the folio, so a folio's counters stay in one slot whatever happens
- * to the scopes while it is in flight. With no scope bound nothing is
- * looked up (zswb_scopes_on(), a static key) and slot 0 is a constant.
+ * Scopes (scope.c): the entry's owner decides, the memcg of its objcg,
+ * which the hook passes to alloc_off_lru() and writeback_prepare(). It is
+ * not always the folio's: __read_swap_cache_async() charges the folio to
+ * the owner only while it is online, and the entries of a removed cgroup,
+ * reparented to its parent, are charged to the writer's memcg. A folio its
+ * owner's scope (or global) does not free is allocated on the LRU by
+ * alloc_off_lru() and takes stock's path, PG_reclaim and all. One it may
+ * free is allocated off the LRU, and writeback_prepare() looks the scope
+ * up again and writes its decision, with the scope's slot, in the mark: a
+ * setting changed in between can still make it keep, which gets PG_reclaim
+ * and goes on the LRU in writeback_issued(). Every later step reads the
+ * slot from the folio, so a folio's counters stay in one slot whatever
+ * happens to the scopes while it is in flight. With no scope bound nothing
+ * is looked up (zswb_scopes_on(), a static key) and slot 0 is a constant.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -96,8 +100,9 @@ static bool sync_free __read_mostly;
 static bool async_free __read_mostly;
 
 /*
- * Under zswb_param_mutex, read by alloc_off_lru(): the global setting or
- * a bound scope's frees sync folios (zswb_sync_on), async ones (zswb_async_on).
+ * Under zswb_param_mutex, read by alloc_off_lru() while no scope is bound:
+ * the global setting or a bound scope's frees sync folios (zswb_sync_on),
+ * async ones (zswb_async_on); a scope being unbound is still counted.
  */
 static bool zswb_sync_on __read_mostly;
 static bool zswb_async_on __read_mostly;
@@ -404,23 +409,32 @@ static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed
 
 static void zswb_drain(struct zswb_pcp *pcp, bool may_block);
 
+static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot);
+
 /*
- * zswap_wb_ops.alloc_off_lru: off the LRU while the policy is on. Before an
- * async writeback allocates its folio, free the folios whose write ended
- * on this CPU: the writer frees what it wrote as it goes, in batches,
- * before it charges the next folio, and the work item is left only what
- * ends after the last writeback. (Migrated meanwhile, it frees another
- * CPU's list: any list can be freed from anywhere.)
+ * zswap_wb_ops.alloc_off_lru: off the LRU if the policy of @memcg's scope,
+ * or global's, frees the folio. Before an async writeback allocates its
+ * folio, free the folios whose write ended on this CPU: the writer frees
+ * what it wrote as it goes, in batches, before it charges the next folio,
+ * and the work item is left only what ends after the last writeback.
+ * (Migrated meanwhile, it frees another CPU's list: any list can be freed
+ * from anywhere.) @memcg is the entry's owner, held by the hook, possibly
+ * offline, or NULL (global).
  */
-bool zswb_alloc_off_lru(swp_entry_t entry, bool sync)
+bool zswb_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcp *pcp = raw_cpu_ptr(&zswb_pcp);
 
-	if (sync)
-		return READ_ONCE(zswb_sync_on);
-	if (!llist_empty(&pcp->ended))
+	if (!sync && !llist_empty(&pcp->ended))
 		zswb_drain(pcp, false);
-	return READ_ONCE(zswb_async_on);
+	/*
+	 * Not a decision that counts anywhere: writeback_prepare() looks the
+	 * scope up again for an off-LRU folio, writeback_issued() counts an
+	 * LRU one (allocated_on_lru).
+	 */
+	if (zswb_scopes_on())
+		return zswb_scope_frees(memcg, sync, NULL);
+	return sync ? READ_ONCE(zswb_sync_on) : READ_ONCE(zswb_async_on);
 }
 
 /*
@@ -434,27 +448,32 @@ static void zswb_keep(struct folio *folio, int slot)
 }
 
 /*
- * The slot and setting (sync_free if @sync, else async_free) of @folio's
- * scope: its memcg's, to which zswap charged it when it allocated it.
+ * The setting (sync_free if @sync, else async_free) of the scope of
+ * @memcg, the entry's owner (global's for NULL), and in *@slot the
+ * scope's slot, opened for the folio; @slot NULL only asks (alloc_off_lru(),
+ * before the folio exists: nothing is counted for it yet).
  */
-static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
+static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot)
 {
 	const struct zswb_scope_core *sc;
 	bool on;
 
 	rcu_read_lock();
-	sc = zswb_scope_of(folio_memcg(folio));
+	sc = zswb_scope_of(memcg);
 	if (sc) {
-		*slot = sc->slot;
 		/*
 		 * Opened inside the section that found the scope: once rmdir's
 		 * grace period is over its slot sees the folio, and is not
 		 * reused until the folio's last count closes it.
 		 */
-		this_cpu_inc(zswb_stats_of(sc->slot)->opened);
+		if (slot) {
+			*slot = sc->slot;
+			this_cpu_inc(zswb_stats_of(sc->slot)->opened);
+		}
 		on = sync ? READ_ONCE(sc->set.sync_free) : READ_ONCE(sc->set.async_free);
 	} else {
-		*slot = 0;
+		if (slot)
+			*slot = 0;
 		on = sync ? READ_ONCE(sync_free) : READ_ONCE(async_free);
 	}
 	rcu_read_unlock();
@@ -463,15 +482,16 @@ static bool zswb_scope_frees(struct folio *folio, bool sync, int *slot)
 
 /*
  * zswap_wb_ops.writeback_prepare: mark an async folio before its write;
- * with scopes, mark a sync folio free or keep as its scope says.
+ * with scopes, mark a sync folio free or keep as the scope of @memcg, the
+ * entry's owner, says.
  */
-void zswb_writeback_prepare(struct folio *folio, bool sync)
+void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcpu_stats __percpu *st;
 	int slot = 0;
 
 	if (zswb_scopes_on()) {
-		if (!zswb_scope_frees(folio, sync, &slot)) {
+		if (!zswb_scope_frees(memcg, sync, &slot)) {
 			zswb_keep(folio, slot);
 			return;
 		}
@@ -523,8 +543,10 @@ static void zswb_fallback(struct folio *folio, int slot)
 }
 
 /*
- * A folio writeback_prepare() did not see, left on the LRU: counted in its
- * scope's slot inside the section that found the scope.
+ * A folio alloc_off_lru() allocated on the LRU, which writeback_prepare()
+ * did not see: counted in its scope's slot inside the section that found
+ * the scope. That is the scope of the memcg it is charged to: the owner's,
+ * unless the owner was offline when zswap allocated it (then the writer's).
  */
 static void zswb_count_on_lru(struct folio *folio)
 {
@@ -537,6 +559,7 @@ static void zswb_count_on_lru(struct folio *folio)
 	slot = sc ? sc->slot : 0;
 	zswb_count(slot, ZSWB_WRITTEN_BACK);
 	zswb_count(slot, ZSWB_FALLBACKS);
+	zswb_count(slot, ZSWB_ALLOCATED_ON_LRU);
 	rcu_read_unlock();
 }
 

@@ -21,8 +21,10 @@
  * earned: the windows of disk faults grow and shrink as they would if the
  * zswap faults had not happened.
  *
- * Scopes (scope.c): the faulting task's memcg decides, looked up for the
- * fault and again for each neighbour of its window.
+ * Scopes (scope.c): the memcg of the mm that faults decides, its owner's
+ * (the hook passes the mm: khugepaged and swapoff fault for others), or
+ * the current task's for shmem, which reads with no mm; looked up for
+ * the fault and again for each neighbour of its window.
  *
  * SWP_SYNCHRONOUS_IO devices (zram) are never asked: they keep their own
  * rules. The answers are hints: an entry can be written back or freed
@@ -82,10 +84,10 @@ struct zswb_ra_window {
 
 static DEFINE_PER_CPU(struct zswb_ra_window, zswb_ra_window);
 
-/* The policy and slot of the current task's scope, under RCU. */
-static void zswb_ra_scope(int *policy, int *slot)
+/* The policy and slot of @mm's scope (current's if NULL), under RCU. */
+static void zswb_ra_scope(struct mm_struct *mm, int *policy, int *slot)
 {
-	const struct zswb_scope_core *sc = zswb_scope_of_current();
+	const struct zswb_scope_core *sc = zswb_scope_of_mm(mm);
 
 	if (sc) {
 		*policy = READ_ONCE(sc->set.readahead_policy);
@@ -94,12 +96,13 @@ static void zswb_ra_scope(int *policy, int *slot)
 }
 
 /*
- * zswap_wb_ops.readahead_skip: under RCU, @entry's device pinned. A fault
+ * zswap_wb_ops.readahead_skip: under RCU, @entry's device pinned, @mm
+ * kept alive by the caller (NULL for shmem). A fault
  * is asked before its window is computed: under either policy a fault on
  * a zswap entry is read alone and leaves the readahead statistics (the hits
  * and the VMA's last fault address) to the faults that read from disk.
  */
-bool zswb_readahead_skip(swp_entry_t entry, bool fault)
+bool zswb_readahead_skip(swp_entry_t entry, bool fault, struct mm_struct *mm)
 {
 	bool scoped = zswb_scopes_on();
 	int policy = READ_ONCE(readahead_policy), slot = 0;
@@ -108,7 +111,7 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 
 	if (fault) {
 		if (scoped)
-			zswb_ra_scope(&policy, &slot);
+			zswb_ra_scope(mm, &policy, &slot);
 		p = &zswb_ra_policies[policy];
 		/* Armed transiently while the policy moves to or from stock. */
 		if (!scoped && !zswb_ra_skips(p))
@@ -130,7 +133,7 @@ bool zswb_readahead_skip(swp_entry_t entry, bool fault)
 	 * enough for its scope to be removed and its slot reused.
 	 */
 	if (scoped)
-		zswb_ra_scope(&policy, &slot);
+		zswb_ra_scope(mm, &policy, &slot);
 	p = &zswb_ra_policies[policy];
 	if (!zswb_ra_skips(p))
 		return false;

@@ -12,10 +12,10 @@
  * zswb_param_parse()). A new scope starts with the global values and no
  * cgroup: it covers nothing until its cgroup is written.
  *
- * Which memcg decides: for sync_free and async_free, the writeback folio's,
- * to which zswap charged it (prompt_free.c); for shrink_policy and
+ * Which memcg decides: for sync_free and async_free, the zswap entry's
+ * owner, which the hook passes (prompt_free.c); for shrink_policy and
  * shrink_batch, the memcg being shrunk (shrinker.c); for readahead_policy,
- * the faulting task's (readahead.c).
+ * that of the mm that faults, which the hook passes too (readahead.c).
  *
  * The lookup (zswb_scope_of()) reads an RCU-protected array of the bound
  * scopes, deepest cgroup first, and returns the first whose cgroup is an

@@ -274,6 +274,18 @@ static inline const struct zswb_scope_core *zswb_scope_of_current(void)
 {
 	return zswb_scope_of(mem_cgroup_from_task(current));
 }
+
+/*
+ * The scope of @mm's memcg, under RCU: its owner's, as
+ * get_mem_cgroup_from_mm() finds it (none once the owner is gone: the
+ * root's, global); the current task's for a NULL @mm (shmem).
+ */
+static inline const struct zswb_scope_core *zswb_scope_of_mm(struct mm_struct *mm)
+{
+	if (!mm)
+		return zswb_scope_of_current();
+	return zswb_scope_of(mem_cgroup_from_task(rcu_dereference(mm->owner)));
+}
 #else
 static __always_inline bool zswb_scopes_on(void)
 {
@@ -294,7 +306,7 @@ static inline const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *mem
 	return NULL;
 }
 
-static inline const struct zswb_scope_core *zswb_scope_of_current(void)
+static inline const struct zswb_scope_core *zswb_scope_of_mm(struct mm_struct *mm)
 {
 	return NULL;
 }
@@ -319,11 +331,11 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid);
 
 /* readahead.c: the hook's readahead callback */
-bool zswb_readahead_skip(swp_entry_t entry, bool fault);
+bool zswb_readahead_skip(swp_entry_t entry, bool fault, struct mm_struct *mm);
 
 /* prompt_free.c: the hook's writeback callbacks */
-bool zswb_alloc_off_lru(swp_entry_t entry, bool sync);
-void zswb_writeback_prepare(struct folio *folio, bool sync);
+bool zswb_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg);
+void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *memcg);
 void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru);
 bool zswb_writeback_end(struct folio *folio);
 

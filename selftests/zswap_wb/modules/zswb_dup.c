@@ -15,7 +15,7 @@ static bool incomplete;
 module_param(incomplete, bool, 0400);
 MODULE_PARM_DESC(incomplete, "register a backend lacking a required callback");
 
-static bool dup_alloc_off_lru(swp_entry_t entry, bool sync)
+static bool dup_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg)
 {
 	return false;
 }
