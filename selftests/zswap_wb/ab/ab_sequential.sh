@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# DESC: zswbctl ab on disk swap: async_free N vs Y outside the noise through pgrotated, an A/A within it, settings put back after SIGTERM
+# DESC: zswbctl ab on disk swap: async_free N vs Y outside the noise through pgrotated, an A/A within it, three sides, settings put back after SIGTERM
 #
 # thrash walks SIZE MiB in a memcg of CG_MAX (zswbctl ab --memory-max) on
 # virtio-blk swap with zswap on. With async_free=N about 70% of the
 # written-back folios rotate (pgrotated); with Y almost none do: ab must
-# report vmstat.pgrotated outside the noise, B lower, in every pair. With
-# the same settings on both sides (A/A) it must report pgrotated within
-# the noise; there the command also writes figures of its own to
+# report vmstat.pgrotated outside the noise, B lower, in every pair. Then
+# three sides: B with A's settings (an A/A) must be within the noise, C
+# (async_free=Y) outside it, the pairs run in rotation (A B C, B C A, C A
+# B); there the command also writes figures of its own to
 # $ZSWBCTL_AB_METRICS (thrash's pages and seconds, and a line that is not
 # NAME VALUE), which ab must report as cmd.pages (exact) and cmd.seconds,
 # and the bad line must be said and left out. Then ab is stopped by SIGTERM in its first run: the parameter
@@ -52,14 +53,20 @@ echo "Not-A-Name 1" >> "\$ZSWBCTL_AB_METRICS"
 EOF
 chmod +x "$out/figures.sh"
 
-# ab NAME A B [CMD...]: one comparison (of thrash, or CMD), its JSON in
-# $out/NAME.json, its CSV beside.
+# ab NAME A B [C] [-- CMD...]: one comparison (of thrash, or CMD), its
+# JSON in $out/NAME.json, its CSV beside.
 ab() {
-	local name=$1 a=$2 b=$3
+	local name=$1 a=$2 b=$3 c=""
 	shift 3
+	if [ $# -gt 0 ] && [ "$1" != -- ]; then
+		c=$1
+		shift
+	fi
+	[ "${1:-}" != -- ] || shift
 	[ $# -gt 0 ] || set -- thrash --size "$SIZE" --passes "$PASSES"
 	zswbctl ab --pairs "$PAIRS" --memory-max "$CG_MAX" --drop-caches --json \
-		--csv "$out/$name.csv" --a "$a" --b "$b" -- "$@" > "$out/$name.json" 2> "$out/$name.err"
+		--csv "$out/$name.csv" --a "$a" --b "$b" ${c:+--c "$c"} -- "$@" \
+		> "$out/$name.json" 2> "$out/$name.err"
 	rc=$?
 	msg "$name: zswbctl ab exited $rc"
 	zswbctl ab --from-csv "$out/$name.csv" | sed 's/^/# /'
@@ -84,21 +91,26 @@ else
 fi
 [ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N"; fail=1; }
 
-if ab aa async_free=N async_free=N "$out/figures.sh"; then
+if ab aa async_free=N async_free=N async_free=Y -- "$out/figures.sh"; then
 	differs=$(field "$out/aa.json" vmstat.pgrotated differs)
-	msg "A/A: pgrotated differs $differs, outside in $(field "$out/aa.json" vmstat.pgrotated outside) of $PAIRS pairs"
+	cdiffers=$(side_field "$out/aa.json" vmstat.pgrotated c differs)
+	order=$(awk -F, 'NR > 1 { printf "%s", $4 }' "$out/aa.csv")
+	want=AA$(i=0; while [ $i -lt "$PAIRS" ]; do echo ABCABC | cut -c$((i % 3 + 1))-$((i % 3 + 3)); i=$((i + 1)); done | tr -d '\n')
+	msg "A/A: pgrotated differs $differs, outside in $(field "$out/aa.json" vmstat.pgrotated outside) of $PAIRS pairs; C (async_free=Y) differs '$cdiffers'; runs $order"
 	[ "$differs" = false ] || { msg "FAILED: an A/A reported outside the noise"; fail=1; }
 	grep -q '"vmstat.pgrotated": {' "$out/aa.json" || { msg "FAILED: no pgrotated in the A/A report"; fail=1; }
+	[ "$cdiffers" = true ] || { msg "FAILED: C's pgrotated not reported outside the noise"; fail=1; }
+	[ "$order" = "$want" ] || { msg "FAILED: runs in the order $order, not $want"; fail=1; }
 	# The command's own figures: every run's pages exact, seconds there,
 	# the bad line said once a run and left out.
 	pages=$(awk -F, -v want=$((SIZE * 256)) 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cmd.pages") c = i; next }
 		c && $c == want { n++ } END { print n + 0 }' "$out/aa.csv")
 	secs=$(field "$out/aa.json" cmd.seconds differs)
 	bad=$(grep -c "metrics line 3: not NAME VALUE: 'Not-A-Name 1', left out" "$out/aa.err")
-	msg "A/A: cmd.pages $((SIZE * 256)) in $pages of $((2 * PAIRS + 2)) runs, cmd.seconds differs '$secs', $bad bad lines said"
-	[ "$pages" = $((2 * PAIRS + 2)) ] || { msg "FAILED: cmd.pages not in every run"; fail=1; }
+	msg "A/A: cmd.pages $((SIZE * 256)) in $pages of $((3 * PAIRS + 2)) runs, cmd.seconds differs '$secs', $bad bad lines said"
+	[ "$pages" = $((3 * PAIRS + 2)) ] || { msg "FAILED: cmd.pages not in every run"; fail=1; }
 	[ -n "$secs" ] || { msg "FAILED: no cmd.seconds in the report"; fail=1; }
-	[ "$bad" = $((2 * PAIRS + 2)) ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
+	[ "$bad" = $((3 * PAIRS + 2)) ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
 	grep -qi "not-a-name" "$out/aa.csv" && { msg "FAILED: the bad line became a metric"; fail=1; }
 else
 	fail=1
