@@ -10,7 +10,9 @@
 # Each workload is compared through zswbctl ab (the tool users run), once
 # per swap kind: stock is side A, each policy a side after it; ab runs an
 # A/A pair of stock, then PAIRS pairs in which every side runs once, the
-# order rotating from pair to pair (A B C D E F, B C D E F A, ...). Each
+# order rotating from pair to pair (A B C D E F, B C D E F A, ...), after
+# a warm-up run of stock that the report leaves out (the first MariaDB run
+# after the tables are prepared was 16 to 24% slower than the others). Each
 # run is workload.sh WORKLOAD KIND (which says what is run and measured)
 # in a fresh cgroup of ab's, the side's settings set by ab. zswap is on
 # (lzo, zsmalloc, its shrinker on), THP madvise.
@@ -104,7 +106,7 @@ compare() {
 	# ab's stderr (the command's output and ab's own words) as it comes,
 	# as comments; its report, on its stdout, after it.
 	{
-		"$here/zswbctl" ab --pairs "$pairs" --csv "$out.csv" "${args[@]}" -- \
+		"$here/zswbctl" ab --warmup --pairs "$pairs" --csv "$out.csv" "${args[@]}" -- \
 			bash "$here/workload.sh" "$wl" "$kind" 2>&1 > "$out.txt"
 		echo $? > "$out.rc"
 	} | sed -u 's/^\([^#]\)/# \1/'
