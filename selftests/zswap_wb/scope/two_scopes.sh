@@ -46,8 +46,14 @@ check "both workloads verified their data" "[ $ra -eq 0 ] && [ $rb -eq 0 ]" &&
 check "one freed its folios" "[ $(sstat one freed_async) -gt 1000 ]" &&
 check "two freed none (async_free off)" \
 	"[ $(sstat two freed_async) -eq 0 ] && [ $(sstat two written_back) -gt 0 ]" &&
-check "two read zswap faults alone, one did not" \
-	"[ $(sstat two ra_faults_alone) -gt 0 ] && [ $(sstat one ra_faults_alone) -eq 0 ]" &&
+# Which faults find their entry still in zswap depends on how far its
+# writeback has gone: under load none may. What does not: two's faults and
+# neighbours are answered by its skip_fault (counted in its slot: alone, or
+# a neighbour left in the window), one's by stock, which counts nothing.
+ra_two=$(( $(sstat two ra_faults_alone) + $(sstat two ra_disk_slots) + $(sstat two ra_zswap_slots_skipped) ))
+ra_one=$(( $(sstat one ra_faults_alone) + $(sstat one ra_disk_slots) + $(sstat one ra_zswap_slots_skipped) ))
+msg "readahead questions answered: two $ra_two ($(sstat two ra_faults_alone) faults alone), one $ra_one"
+check "two's readahead follows skip_fault, one's stock" "[ $ra_two -gt 0 ] && [ $ra_one -eq 0 ]" &&
 check "both shrank their own memcg from zswap_store()" \
 	"[ $(sstat one shrink_calls_store) -gt 0 ] && [ $(sstat two shrink_calls_store) -gt 0 ]" &&
 check "one (stock) scanned at most one entry per node per call" "[ $(scan10 one) -le $((nodes * 10)) ]" &&
