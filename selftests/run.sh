@@ -425,7 +425,7 @@ suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_g
 
 # VM_SECONDS: each VM suite's time in seconds, from its last measurement
 # (Documentation/running.rst): the lanes below take the longest first.
-VM_SECONDS="vm-ab:518 vm-readahead:436 vm-harden:419 vm-prompt-file:280 vm-scope:245 vm-prompt-disk:242
+VM_SECONDS="vm-ab:700 vm-readahead:436 vm-harden:419 vm-prompt-file:280 vm-scope:245 vm-prompt-disk:242
 vm-shrink:220 vm-prompt-nvme:214 vm-prompt-zram:188 vm-basic:181 vm-smp:94 vm-write-errors:90 vm-nomemcg:69"
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
