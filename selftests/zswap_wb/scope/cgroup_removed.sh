@@ -14,15 +14,10 @@ DM=zswbscrm
 dm=$(dmctl create $DM /dev/vda) || exit 1
 zswap_on
 mkswap /dev/$dm >/dev/null && swapon /dev/$dm || exit 1
-cg_mk gone "$CG_MAX" || exit 1
+cg_mk gone || exit 1
 scope_new g /gone async_free=Y || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
-cg_run gone thrash --size "$SIZE" --passes 50 > /tmp/a.out 2>&1 &
-scope_wait_inflight g 32 60
-dmctl suspend $DM &
-spid=$!
-sleep 1
-scope_wait_inflight g 1 10
+held_writeback gone $DM || exit 1
 echo 1 > "$CG_ROOT/gone/cgroup.kill"
 w=0
 while grep -q "populated 1" "$CG_ROOT/gone/cgroup.events" && [ $w -lt 200 ]; do
@@ -33,9 +28,8 @@ q=$(sstat g inflight)
 rmdir "$CG_ROOT/gone"
 rmrc=$?
 shown=$(cat "$SCOPES/g/cgroup")
-msg "cgroup removed (rmdir $rmrc) with $q folios of the scope in flight; cgroup reads '$shown'"
+msg "cgroup removed (rmdir $rmrc) with $q folios of the scope in flight ($held_wb written back while held); cgroup reads '$shown'"
 dmctl resume $DM
-wait $spid
 wait
 w=0
 while [ "$(sstat g inflight)" -gt 0 ] && [ $w -lt 300 ]; do

@@ -14,15 +14,10 @@ DM=zswbscdel
 dm=$(dmctl create $DM /dev/vda) || exit 1
 zswap_on
 mkswap /dev/$dm >/dev/null && swapon /dev/$dm || exit 1
-cg_mk t "$CG_MAX" || exit 1
+cg_mk t || exit 1
 scope_new tmp /t async_free=Y || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
-cg_run t thrash --size "$SIZE" --passes 50 > /tmp/a.out 2>&1 &
-scope_wait_inflight tmp 32 60
-dmctl suspend $DM &
-spid=$!
-sleep 1
-scope_wait_inflight tmp 1 10
+held_writeback t $DM || exit 1
 q=$(sstat tmp inflight)
 rmdir "$SCOPES/tmp" &
 rpid=$!
@@ -30,9 +25,8 @@ sleep 2
 gone=1
 [ -d "$SCOPES/tmp" ] && gone=0
 [ -d "$SCOPE_DEBUGFS/tmp" ] && gone=0
-msg "scope removed with $q folios in flight: rmdir done in 2 s: $gone"
+msg "scope removed with $q folios in flight ($held_wb written back while held): rmdir done in 2 s: $gone"
 dmctl resume $DM
-wait $spid
 wait $rpid
 rmrc=$?
 cg_stop t
