@@ -253,7 +253,10 @@ def apps_comparisons(path):
             out[key] = (OrderedDict(w.split("=", 1) for w in f[3].split()), [])
         elif key in out:
             out[key][1].append(f[3])
-    return out
+    # The table's order, whichever VM ran which comparison first.
+    order = {"build": 0, "redis": 1, "mariadb": 2, "disk": 0, "zram": 1}
+    return OrderedDict(sorted(out.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][0],
+                                                           order.get(kv[0][1], 9), kv[0][1])))
 
 
 def ab_report(lines, path):

@@ -5,10 +5,12 @@
 # from its payload directory (with lib.sh, guest.sh, config/, kbuild/,
 # redisgen, zswbctl and workload.sh beside it):
 #
-#   apps.sh PAIRS WORKLOAD...               WORKLOAD: build, redis, mariadb
+#   apps.sh PAIRS COMPARISON...
 #
-# Each workload is compared through zswbctl ab (the tool users run), once
-# per swap kind: stock is side A, each policy a side after it; ab runs an
+# COMPARISON is WORKLOAD:KIND (WORKLOAD build, redis or mariadb; KIND disk
+# or zram), or WORKLOAD for both kinds; run in the order given (run.sh
+# splits them over two VMs). Each is one zswbctl ab (the tool users run):
+# stock is side A, each policy of the kind a side after it; ab runs an
 # A/A pair of stock, then PAIRS pairs in which every side runs once, the
 # order rotating from pair to pair (A B C D E F, B C D E F A, ...), after
 # a warm-up run of stock that the report leaves out (the first MariaDB run
@@ -35,6 +37,19 @@ bench_config apps
 pairs=${1:?pairs}
 shift
 failed=0
+set -- $(for c in "$@"; do
+	case "$c" in
+	*:*) echo "$c" ;;
+	*) echo "$c:disk $c:zram" ;;
+	esac
+done)
+for c in "$@"; do
+	case "$c" in
+	build:disk|build:zram|redis:disk|redis:zram|mariadb:disk|mariadb:zram) ;;
+	*) echo "# apps.sh: unknown comparison '$c' (WORKLOAD build, redis or mariadb; KIND disk or zram)" >&2
+		exit 64 ;;
+	esac
+done
 
 # settings VARIANT: the zswbctl ab settings of a variant. Stock names every
 # parameter a policy of its swap kind sets, so that A is stock whatever the
@@ -135,13 +150,17 @@ echo "# zswap: $(cat /sys/module/zswap/parameters/compressor) $(cat /sys/module/
 # workload.sh leaves the memcg for this cgroup, where the clients run.
 ZSWB_APPS_HOME_CG=$(sed -n 's|^0::/||p' /proc/self/cgroup)
 export ZSWB_APPS_HOME_CG
-for wl in "$@"; do
-	case "$wl" in
-	build|redis) ;;
-	mariadb) mariadb_prepare || { failed=1; continue; } ;;
-	*) echo "# unknown workload $wl" >&2; exit 64 ;;
+prepared=0
+for c in "$@"; do
+	wl=${c%:*} kind=${c#*:}
+	# The tables are prepared once a boot, before the first MariaDB run.
+	if [ "$wl" = mariadb ] && [ $prepared = 0 ]; then
+		mariadb_prepare || { failed=1; continue; }
+		prepared=1
+	fi
+	case "$kind" in
+	disk) compare "$wl" disk stock async_free skip_fault skip_zswap_slots per_node all ;;
+	zram) compare "$wl" zram zram-stock zram-sync_free zram-all ;;
 	esac
-	compare "$wl" disk stock async_free skip_fault skip_zswap_slots per_node all
-	compare "$wl" zram zram-stock zram-sync_free zram-all
 done
 exit $failed

@@ -4,7 +4,17 @@
 # make bench-apps (make bench BENCH=apps): every policy on real applications
 # from Debian packages, in the Debian 12 guest, in one VM boot.
 #
-#   tools/bench/apps/run.sh [WORKLOAD...]        default: build redis mariadb
+#   tools/bench/apps/run.sh [--plan] [COMPARISON...]   default: build redis mariadb
+#
+# COMPARISON is WORKLOAD:KIND (WORKLOAD build, redis or mariadb; KIND disk
+# or zram) or WORKLOAD, for both kinds. With two host cores
+# (ZSWB_BENCH_JOBS, common.conf), the comparisons are split over two VMs
+# that run at once, one per core, longest first, each to the VM with less
+# work so far (a comparison's work: its runs times the seconds a run of its
+# workload took in the guest when this was written); each VM has its own
+# boot, its own copy of the image and payload, and runs whole comparisons,
+# so that the other VM's load falls on stock and policies alike. --plan
+# prints which VM would run what ("vmN: COMPARISON... (WORK s)") and stops.
 #
 # Builds the guest image with the benchmark's packages (tools/vm/mkrootfs.sh,
 # image rootfs-apps, cached: rebuilt only when its package list changes),
@@ -19,7 +29,8 @@
 # against the stock runs of its swap kind. Log in bench-results/apps.log,
 # each comparison's runs in bench-results/apps-WORKLOAD-KIND.csv (zswbctl
 # ab --csv), medians in bench-results/apps.json, {workload: {variant:
-# {metric: median}}}.
+# {metric: median}}}. With two VMs, each one's console is in
+# bench-results/apps-vmN.log and apps.log is the two, one after the other.
 #
 # The guest runs with QEMU's icount (tools/vm/run.sh --icount): its clock
 # counts the instructions it executes, so that the times it measures follow
@@ -37,7 +48,56 @@ begin=$(date +%s)
 . tools/bench/config/common.conf
 . tools/bench/config/apps.conf
 iter=$ZSWB_APPS_ROUNDS
-workloads=${*:-build redis mariadb}
+plan=0
+[ "${1:-}" != --plan ] || { plan=1; shift; }
+comps=$(for c in ${*:-build redis mariadb}; do
+	case "$c" in
+	*:*) echo "$c" ;;
+	*) echo "$c:disk $c:zram" ;;
+	esac
+done)
+for c in $comps; do
+	case "$c" in
+	build:disk|build:zram|redis:disk|redis:zram|mariadb:disk|mariadb:zram) ;;
+	*) zswb_die "unknown comparison '$c' (WORKLOAD build, redis or mariadb; KIND disk or zram)" ;;
+	esac
+done
+jobs=$ZSWB_BENCH_JOBS
+case "$jobs" in
+''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$jobs'" ;;
+esac
+# work COMPARISON: its runs (ab's warm-up, the A/A pair and a run of each
+# side in each pair) times the guest seconds of one run of its workload
+# (the medians of the runs in bench-results/ when this was written).
+work() {
+	local wl=${1%:*} kind=${1#*:} sides=0 v all s
+	all="stock async_free skip_fault skip_zswap_slots per_node all"
+	[ "$kind" = disk ] || all="zram-stock zram-sync_free zram-all"
+	for v in $all; do
+		case " $ZSWB_APPS_VARIANTS " in *" $v "*) sides=$((sides + 1)) ;; esac
+	done
+	case "$wl" in build) s=33 ;; redis) s=45 ;; mariadb) s=44 ;; esac
+	echo $(( (3 + iter * sides) * s ))
+}
+lane1="" lane2="" w1=0 w2=0
+if [ "$jobs" -ge 2 ] && [ "$(echo $comps | wc -w)" -ge 2 ]; then
+	for c in $(for c in $comps; do echo "$(work "$c") $c"; done | sort -rn | cut -d' ' -f2); do
+		if [ "$w1" -le "$w2" ]; then
+			lane1="$lane1 $c" w1=$((w1 + $(work "$c")))
+		else
+			lane2="$lane2 $c" w2=$((w2 + $(work "$c")))
+		fi
+	done
+else
+	for c in $comps; do
+		lane1="$lane1 $c" w1=$((w1 + $(work "$c")))
+	done
+fi
+if [ "$plan" = 1 ]; then
+	echo "vm1:$lane1 ($w1 s)"
+	[ -z "$lane2" ] || echo "vm2:$lane2 ($w2 s)"
+	exit 0
+fi
 # A directory (ending in /) stands for every object gcc built in it.
 zswb_dirs
 objects=""
@@ -69,21 +129,45 @@ cp -r tools/bench/config "$payload/"
 
 # The guest's knobs, passed on as they are.
 knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|DB|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
-echo "# image $(basename "$img") ready in $((t_img - begin)) s; booting it for $workloads, an A/A pair and $iter pairs"
-# redis-server's own service stays off: the benchmark starts its server.
-set +e
-bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
-	--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
-	--cmd "$knobs bash ./apps.sh $iter $workloads" |
-	tee "$log" | grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm"
-status=${PIPESTATUS[0]}
-set -e
+
+st=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps-st.XXXXXX")
+trap 'rm -rf "$payload" "$st"' EXIT
+
+# vm N COMPARISON...: one boot of the image that runs the COMPARISONs; its
+# console in bench-results/apps-vmN.log, the lines that tell how it goes
+# (prefixed "vmN: " when there are two), its status in $st/N.
+vm() {
+	local n=$1 pre=""
+	shift
+	[ -z "$lane2" ] || pre="vm$n: "
+	# redis-server's own service stays off: the benchmark starts its server.
+	bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
+		--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
+		--cmd "$knobs bash ./apps.sh $iter $*" 2>&1 |
+		tee "bench-results/apps-vm$n.log" |
+		grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm" | sed -u "s/^/$pre/"
+	echo "${PIPESTATUS[0]}" > "$st/$n"
+}
+echo "# image $(basename "$img") ready in $((t_img - begin)) s; ${lane2:+two VMs, }an A/A pair and $iter pairs per comparison:" \
+	"$lane1 (about $((w1 / 60)) guest minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
+rm -f bench-results/apps-vm[12].log
+vm 1 $lane1 &
+p1=$!
+p2=
+if [ -n "$lane2" ]; then
+	vm 2 $lane2 &
+	p2=$!
+fi
+wait $p1 $p2 || true
+cat bench-results/apps-vm1.log ${lane2:+bench-results/apps-vm2.log} > "$log"
+status=$(cat "$st/1" 2>/dev/null || echo 1)
+[ -z "$lane2" ] || [ "$status" != 0 ] || status=$(cat "$st/2" 2>/dev/null || echo 1)
 # CPU time of our children (QEMU above all), for a loaded host: the time
-# the VM would take on a core of its own.
+# the VMs would take on cores of their own.
 times > "$payload/times"
 vm_cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$payload/times")
 python3 tools/bench/report.py apps "$log" bench-results/apps.json
 end=$(date +%s)
 echo "# bench-apps: $((end - begin)) s in all (image $((t_img - begin)) s), VM status $status;" \
-	"CPU time of the image build and the VM: $vm_cpu s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	"CPU time of the image build and the VMs: $vm_cpu s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$status"
