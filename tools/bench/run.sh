@@ -205,6 +205,8 @@ out=$(mktemp -d /tmp/zswb-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 lane() {
 	local n
+	# A lane is one core: apps runs one VM in it, not two.
+	export ZSWB_BENCH_JOBS=1
 	for n in "$@"; do
 		run_one "$n" 2>&1 | tee "$out/$n" | sed -u "s/^/$n: /"
 		[ "${PIPESTATUS[0]}" -eq 0 ] || echo "$n" >> "$out/failed"
