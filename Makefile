@@ -46,7 +46,7 @@ check: initramfs
 # The VM suite on a kernel with KASAN, lockdep, kmemleak and the other
 # checkers (tools/kernel/debug.config), workloads scaled down for it.
 DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
-	vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope
+	vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope
 check-debug:
 	ZSWB_FLAVOUR=debug $(MAKE) initramfs
 	ZSWB_FLAVOUR=debug ZSWB_TEST_SIZE=64 ZSWB_TEST_CG_MAX=24M ZSWB_TEST_PASSES=1 \

@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -457,11 +457,12 @@ suite_vm_smp() { ZSWB_VM_SMP=8 vm_group smp; }
 suite_vm_scope() { vm_group scope; }
 suite_vm_ab() { vm_group ab; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
+suite_vm_nokmem() { ZSWB_VM_APPEND="cgroup.memory=nokmem" vm_group nokmem; }
 
 # VM_SECONDS: each VM suite's time in seconds, from its last measurement
 # (Documentation/running.rst): the lanes below take the longest first.
 VM_SECONDS="vm-ab:700 vm-readahead:436 vm-harden:419 vm-prompt-file:280 vm-scope:245 vm-prompt-disk:242
-vm-shrink:220 vm-prompt-nvme:214 vm-prompt-zram:188 vm-basic:181 vm-smp:94 vm-write-errors:90 vm-nomemcg:69"
+vm-shrink:220 vm-prompt-nvme:214 vm-prompt-zram:188 vm-basic:181 vm-smp:94 vm-write-errors:90 vm-nokmem:80 vm-nomemcg:69"
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
 run_suite() {

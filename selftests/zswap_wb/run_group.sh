@@ -30,6 +30,8 @@
 #   readahead       readahead_policy on zswap-resident and mixed regions
 #   harden          races of init, unload and the async_free setter
 #   nomemcg         the global shrinker, booted with cgroup_disable=memory
+#   nokmem          a scope's owner without kernel memory accounting
+#                   (booted with cgroup.memory=nokmem)
 #   smp             8 vCPUs and CPU hotplug under async_free (--smp 8)
 #   dkms            the DKMS-installed module loads
 cd "$(dirname "$0")" || exit 1
