@@ -27,7 +27,9 @@
 #   "stock" must match; case2a/2b: 12 s of random writers; zswap's
 #   shrinker off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, stock against each
-#   readahead_policy, order rotated, 3 iterations.
+#   readahead_policy, order rotated, 3 iterations, under icount (its
+#   random phase lasts a fixed guest time: in host time it did the less
+#   work the more the host was loaded).
 # store: zswap_store() at memory.zswap.max: 16 writers started together
 #   (3 MiB each, one fill and one walk) in a 36M memcg with
 #   memory.zswap.max 2M, stock against each shrink_policy (shrink_batch
@@ -109,7 +111,7 @@ shrinker() {
 
 readahead() {
 	local log=bench-results/readahead.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "$(knobs readahead)/bench/readahead.sh $ZSWB_BENCH_ITER heavy light" |
+	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs readahead)/bench/readahead.sh $ZSWB_BENCH_ITER heavy light" |
 		tee "$log" | grep --line-buffered -E "^RESULT|^#"
 	python3 tools/bench/report.py readahead "$log" bench-results/readahead.json
 }

@@ -149,7 +149,7 @@ vm() {
 	echo "${PIPESTATUS[0]}" > "$st/$n"
 }
 echo "# image $(basename "$img") ready in $((t_img - begin)) s; ${lane2:+two VMs, }an A/A pair and $iter pairs per comparison:" \
-	"$lane1 (about $((w1 / 60)) guest minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
+	"${lane1# } (about $((w1 / 60)) guest minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
 rm -f bench-results/apps-vm[12].log
 vm 1 $lane1 &
 p1=$!
