@@ -176,11 +176,7 @@ for n in $names; do
 	esac
 done
 
-jobs=$ZSWB_BENCH_JOBS
-case "$jobs" in
-''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$jobs'" ;;
-esac
-[ "$jobs" -le 2 ] || jobs=2
+jobs=$(zswb_bench_jobs) || exit 1
 set -- $names
 if [ "$jobs" -eq 1 ] || [ $# -eq 1 ]; then
 	for n in $names; do

@@ -37,6 +37,16 @@ zswb_die() {
 	exit 1
 }
 
+# zswb_bench_jobs: ZSWB_BENCH_JOBS (tools/bench/config/common.conf) as
+# the benchmarks' lanes take it, at most 2; a value that is not a
+# positive number is refused.
+zswb_bench_jobs() {
+	case "$ZSWB_BENCH_JOBS" in
+	''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$ZSWB_BENCH_JOBS'" ;;
+	esac
+	[ "$ZSWB_BENCH_JOBS" -le 2 ] && echo "$ZSWB_BENCH_JOBS" || echo 2
+}
+
 # zswb_need PKG...: install the Debian packages that are missing, by name,
 # from the registry apt is configured with. Every make target calls it for
 # what it uses, so a fresh Debian 12 machine needs nothing beforehand.

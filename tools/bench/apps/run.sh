@@ -62,10 +62,7 @@ for c in $comps; do
 	*) zswb_die "unknown comparison '$c' (WORKLOAD build, redis or mariadb; KIND disk or zram)" ;;
 	esac
 done
-jobs=$ZSWB_BENCH_JOBS
-case "$jobs" in
-''|*[!0-9]*|0) zswb_die "ZSWB_BENCH_JOBS must be a positive number, not '$jobs'" ;;
-esac
+jobs=$(zswb_bench_jobs) || exit 1
 # work COMPARISON: its runs (ab's warm-up, the A/A pair and a run of each
 # side in each pair) times the guest seconds of one run of its workload
 # (the medians of the runs in bench-results/ when this was written).
