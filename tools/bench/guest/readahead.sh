@@ -8,7 +8,10 @@
 # random pages for 10 s (a build mixes both); heavy in a 130M memcg
 # (sustained thrash: zswap's own memory is charged to the memcg too), light
 # in a 180M memcg. Each readahead_policy per
-# iteration, the order rotating. One RESULT line per run.
+# iteration, the order rotating. One RESULT line per run: time_s the whole
+# run, walk_s the fill and the walk in order (thrash's seconds less the
+# random phase), random_writes the pages the random phase wrote in its
+# fixed time (under icount, a fixed number of guest instructions).
 . "$(dirname "$0")/lib.sh"
 bench_config readahead
 iters=${1:-$ZSWB_BENCH_ITER}
@@ -37,6 +40,8 @@ one_run() {
 	cg_run bench thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
 	t1=$(uptime_s)
 	line="RESULT $wl $pol $it time_s=$(elapsed "$t0" "$t1")"
+	line="$line $(awk -v r="$ZSWB_RA_RANDOM_S" '$1 == "random" { printf "random_writes=%d ", $3 }
+		$1 == "pages" { printf "walk_s=%.2f", $6 - r }' /tmp/out)"
 	for k in swap_ra swap_ra_hit zswpin zswpout pswpin pswpout; do
 		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
 	done
