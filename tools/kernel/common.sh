@@ -60,12 +60,25 @@ zswb_need() {
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] ||
 		zswb_die "missing Debian packages:$missing (run as root, or apt-get install them)"
-	echo "installing:$missing" >&2
-	# A fresh machine may have no package lists yet; refresh them once.
-	if [ -z "${ZSWB_APT_UPDATED:-}" ]; then
-		apt-get update -qq >&2 || zswb_die "apt-get update failed"
-		export ZSWB_APT_UPDATED=1
-	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		$missing >/dev/null || zswb_die "apt-get install$missing failed"
+	# Two of our jobs at once (make bench's lanes, make check's) take turns:
+	# apt refuses a second apt, and what one installs the other then finds.
+	(
+		flock 9
+		missing=""
+		for p in "$@"; do
+			dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+				missing="$missing $p"
+		done
+		[ -z "$missing" ] && exit 0
+		echo "installing:$missing" >&2
+		# A fresh machine may have no package lists yet; refresh them once.
+		if [ -z "${ZSWB_APT_UPDATED:-}" ]; then
+			apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 ||
+				zswb_die "apt-get update failed"
+		fi
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+			--no-install-recommends $missing >/dev/null ||
+			zswb_die "apt-get install$missing failed"
+	) 9> /var/lock/zswap_wb-apt.lock || exit 1
+	export ZSWB_APT_UPDATED=1
 }
