@@ -26,7 +26,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,lib/modules,selftests,etc,root}
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$ZSWB_TOP/tools/vm/init" "$root/init"
 # Not while tools/kernel/build.sh reinstalls them.
-flock -s "$ZSWB_CACHE/.build.lock" cp -a "$ZSWB_MODINST/lib/modules/$KREL" "$root/lib/modules/"
+flock -s "$ZSWB_OBJ/.build.lock" cp -a "$ZSWB_MODINST/lib/modules/$KREL" "$root/lib/modules/"
 rm -f "$root/lib/modules/$KREL/build" "$root/lib/modules/$KREL/source"
 kodir=$root/lib/modules/$KREL/${ZSWB_KO_DIR:-updates}
 mkdir -p "$kodir" "$root/lib/modules/$KREL/updates"
