@@ -603,8 +603,8 @@ def demo_main(seq, meds, by_iter, ratios, full):
 FIG_KEYS = {
     "prompt-free": ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal"),
     "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
-    "readahead": ("walk_s", "random_writes", "pswpin", "zswpin"),
-    "store": ("run_us_per_store", "store_p99_us", "written_pct", "over_pct"),
+    "readahead": ("walk_s", "random_writes", "zswpin"),
+    "store": ("store_p50_us", "store_p99_us", "over_pct", "usage_mean_pct"),
     "apps": ("build_s", "rps", "tps", "avg_ms", "p95_ms", "cpu_s"),
     "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
     "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),

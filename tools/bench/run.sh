@@ -37,8 +37,8 @@
 #   tracer; each store's and each store-path shrink's duration from the
 #   function_graph tracer, the memcg's zswap usage against its limit
 #   sampled every 10 ms, pages written back, the module's counters. With
-#   icount, as prompt-free. 3.5 minutes of one host core (16 runs of about
-#   10 s of guest time; 13 minutes of wall time beside other VMs).
+#   icount, as prompt-free. 3.5 minutes of one host core (16 runs of 7 to
+#   11 s of guest time; 6 minutes of wall time beside two other jobs).
 # scope-cost (not part of the default run): the prompt-free workload on
 #   disk swap, async_free on, with no scope, a scope covering it and a
 #   scope that does not, under icount: instructions per folio written

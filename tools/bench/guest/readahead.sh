@@ -10,8 +10,10 @@
 # in a 180M memcg. Each readahead_policy per
 # iteration, the order rotating. One RESULT line per run: time_s the whole
 # run, walk_s the fill and the walk in order (thrash's seconds less the
-# random phase), random_writes the pages the random phase wrote in its
-# fixed time (under icount, a fixed number of guest instructions).
+# random phase; so it holds that phase's overrun, up to one batch of 256
+# writes), random_writes the pages the random phase wrote in its fixed
+# time (under icount, a fixed number of guest instructions). A thrash that
+# printed nothing leaves both out of its RESULT line.
 . "$(dirname "$0")/lib.sh"
 bench_config readahead
 iters=${1:-$ZSWB_BENCH_ITER}
