@@ -36,6 +36,12 @@ flavour=${ZSWB_DEB_FLAVOUR:-amd64_none_amd64}
 # Sources, patches and build dependencies as for the test kernel.
 ZSWB_BUILD_ONLY_SOURCE=1 bash "$ZSWB_TOP/tools/kernel/build.sh"
 zswb_dirs
+# Read the source under the cache's lock, shared, as build.sh does, so that
+# no other tree patches it with another series while the packages build.
+exec 7> "$ZSWB_CACHE/.build.lock"
+flock -s 7
+cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied" ||
+	zswb_die "another build patched $ZSWB_SRC with another series meanwhile; run again"
 # bindeb-pkg runs dpkg-buildpackage over a generated debian/ (debhelper).
 zswb_need dpkg-dev debhelper rsync kmod cpio python3
 [ "$mode" = debian ] && zswb_need linux-config-6.12 dwarves

@@ -102,23 +102,31 @@ mkdir -p "$ZSWB_CACHE"
 zswb_need $PKGS
 zswb_dirs
 # Two trees (or make targets) building against one cache take turns where
-# they meet. The source is patched under the cache's lock, held
-# exclusively, and read under it shared while a kernel builds; each build
-# directory (the test kernel's, the debug kernel's) is built and its
-# modules reinstalled under a lock of its own, which mkinitramfs.sh takes
-# shared to copy them. So one flavour's initramfs is made while the other
-# flavour builds.
+# they meet. The source is read under the cache's lock, shared, for as long
+# as a kernel builds, and patched (or extracted) only under it held
+# exclusively; each build directory (the test kernel's, the debug
+# kernel's) is built and its modules reinstalled under a lock of its own,
+# which mkinitramfs.sh and mkrootfs.sh take shared to copy them. So the
+# two flavours build at once, and one's initramfs is made while the other
+# builds.
+source_ready() {
+	[ -f "$ZSWB_SRC/Makefile" ] &&
+		cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied"
+}
 exec 7> "$ZSWB_CACHE/.build.lock"
-flock 7
+flock -s 7
 mkdir -p "$ZSWB_OBJ"
 echo "kernel source: Debian $ZSWB_SRCPKG $ZSWB_SRCVER"
-extract
-apply_patches
-flock -s 7
-# flock converts a lock by dropping it first: another build may have
-# patched the source with another series in between.
-cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied" ||
-	zswb_die "another build patched $ZSWB_SRC with another series meanwhile; run again"
+if ! source_ready; then
+	flock 7
+	extract
+	apply_patches
+	flock -s 7
+	# flock converts a lock by dropping it first: another build may have
+	# patched the source with another series in between.
+	source_ready ||
+		zswb_die "another build patched $ZSWB_SRC with another series meanwhile; run again"
+fi
 [ -n "${ZSWB_BUILD_ONLY_SOURCE:-}" ] && exit 0
 exec 8> "$ZSWB_OBJ/.build.lock"
 flock 8

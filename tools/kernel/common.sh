@@ -62,8 +62,11 @@ zswb_need() {
 		zswb_die "missing Debian packages:$missing (run as root, or apt-get install them)"
 	# Two of our jobs at once (make bench's lanes, make check's) take turns:
 	# apt refuses a second apt, and what one installs the other then finds.
+	# The lock's descriptor is not passed on to apt (a daemon started by a
+	# package's script would hold it for ever).
+	local rc=0
 	(
-		flock 9
+		flock -w 1800 9 || zswb_die "waited 30 minutes for /var/lock/zswap_wb-apt.lock"
 		missing=""
 		for p in "$@"; do
 			dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -72,13 +75,25 @@ zswb_need() {
 		[ -z "$missing" ] && exit 0
 		echo "installing:$missing" >&2
 		# A fresh machine may have no package lists yet; refresh them once.
+		# apt-get update does not wait for the lists' lock (apt-daily may
+		# hold it at boot): try again for a minute and a half.
+		updated=0
 		if [ -z "${ZSWB_APT_UPDATED:-}" ]; then
-			apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 ||
-				zswb_die "apt-get update failed"
+			for try in 1 2 3 4 5; do
+				apt-get update -qq >&2 9>&- && break
+				[ "$try" -lt 5 ] || zswb_die "apt-get update failed"
+				sleep 20
+			done
+			updated=1
 		fi
 		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-			--no-install-recommends $missing >/dev/null ||
+			--no-install-recommends $missing >/dev/null 9>&- ||
 			zswb_die "apt-get install$missing failed"
-	) 9> /var/lock/zswap_wb-apt.lock || exit 1
-	export ZSWB_APT_UPDATED=1
+		[ "$updated" = 0 ] || exit 3
+	) 9> /var/lock/zswap_wb-apt.lock || rc=$?
+	case "$rc" in
+	0) ;;
+	3) export ZSWB_APT_UPDATED=1 ;;
+	*) exit 1 ;;
+	esac
 }

@@ -286,7 +286,8 @@ if [ $modules = 1 ]; then
 	mkdir "$work/root"
 	tar -C "$work/root" --numeric-owner --xattrs -xzf "$tarball"
 	mkdir -p "$work/root/lib/modules"
-	cp -a "$ZSWB_MODINST/lib/modules/$krel" "$work/root/lib/modules/"
+	# Not while tools/kernel/build.sh reinstalls them.
+	flock -s "$ZSWB_OBJ/.build.lock" cp -a "$ZSWB_MODINST/lib/modules/$krel" "$work/root/lib/modules/"
 	rm -f "$work/root/lib/modules/$krel/build" "$work/root/lib/modules/$krel/source"
 	mkdir -p "$work/root/lib/modules/$krel/updates"
 	cp "$ko" "$work/root/lib/modules/$krel/updates/"
