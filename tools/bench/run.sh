@@ -37,8 +37,8 @@
 #   tracer; each store's and each store-path shrink's duration from the
 #   function_graph tracer, the memcg's zswap usage against its limit
 #   sampled every 10 ms, pages written back, the module's counters. With
-#   icount, as prompt-free. 3.5 minutes of one host core (16 runs of 7 to
-#   11 s of guest time; 6 minutes of wall time beside two other jobs).
+#   icount, as prompt-free. 7 minutes of one host core (16 runs of 7 to
+#   11 s of guest time).
 # scope-cost (not part of the default run): the prompt-free workload on
 #   disk swap, async_free on, with no scope, a scope covering it and a
 #   scope that does not, under icount: instructions per folio written
@@ -161,14 +161,16 @@ run_one() {
 }
 
 # Minutes of one host core each takes (Documentation/running.rst, "Run
-# times"), to share them out: shrinker its lane's 33 minutes less the 4 of
-# readahead in host time; apps its two VMs' CPU time, 4,443 s, as it runs
-# in one VM inside a lane; readahead and cluster two thirds of their 14 and
-# 35 minutes beside two other jobs on two cores.
+# times"), to share them out: prompt-free, shrinker, readahead and store as
+# measured in a make bench from a clean clone (2,452 s), each alone on its
+# core; apps its two VMs' CPU time, 4,443 s, as it runs in one VM inside a
+# lane; cluster two thirds of its 35 minutes beside two other VMs on two
+# cores.
 minutes() {
 	case "$1" in
-	prompt-free) echo 16 ;; shrinker) echo 29 ;; apps) echo 74 ;;
-	readahead) echo 10 ;; cluster) echo 23 ;; profile) echo 10 ;; *) echo 4 ;;
+	prompt-free) echo 25 ;; shrinker) echo 29 ;; readahead) echo 10 ;;
+	store) echo 7 ;; apps) echo 74 ;; cluster) echo 23 ;; profile) echo 10 ;;
+	*) echo 4 ;;
 	esac
 }
 
