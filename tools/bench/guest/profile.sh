@@ -96,7 +96,9 @@ one_profile() {
 	percpu > /tmp/percpu0
 	echo 1 > $TR/function_profile_enabled
 	t0=$(uptime_s)
-	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
+	failed=0
+	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 ||
+		{ echo "# thrash failed, run left out: $(cat /tmp/out)"; failed=1; }
 	t1=$(uptime_s)
 	echo 0 > $TR/function_profile_enabled
 	c1=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
@@ -114,7 +116,7 @@ one_profile() {
 	else
 		dump "$kind" "$variant" "$mode" 0 "$FUNCS"
 	fi
-	echo "RESULT $kind $variant-$mode 0 time_s=$(elapsed "$t0" "$t1")" \
+	[ "$failed" = 1 ] || echo "RESULT $kind $variant-$mode 0 time_s=$(elapsed "$t0" "$t1")" \
 		"$(echo "$c0 $c1" | awk '{ printf "busy_s=%.2f idle_s=%.2f", ($3 - $1) / 100, ($4 - $2) / 100 }')" \
 		"pswpin=$(( $(vmstat pswpin) - a_pswpin )) pgrotated=$(( $(vmstat pgrotated) - a_rot ))" \
 		"pgmajfault=$(cgstat bench pgmajfault) pgscan=$(cgstat bench pgscan) pgsteal=$(cgstat bench pgsteal)" \

@@ -62,7 +62,9 @@ one_run() {
 	done
 	c0=$(cpu_ticks)
 	t0=$(uptime_s)
-	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
+	failed=0
+	cg_run bench thrash --size "$SIZE" --passes "$PASSES" > /tmp/out 2>&1 ||
+		{ echo "# thrash failed, run left out: $(cat /tmp/out)"; failed=1; }
 	t1=$(uptime_s)
 	c1=$(cpu_ticks)
 	swapcached=$(meminfo SwapCached)
@@ -79,7 +81,7 @@ one_run() {
 	line="$line work_runs=$(wbstat work_runs) requeued=$(wbstat requeued) queue_depth_max=$(wbstat queue_depth_max)"
 	line="$line free_p50_us=$(wbstat free_latency_p50_us) free_p99_us=$(wbstat free_latency_p99_us) free_max_us=$(wbstat free_latency_max_us)"
 	line="$line $(awk '{ printf "free_lat_lt_%dus=%d ", $1, $2 }' $ZSWB_DEBUGFS/free_latency_us)"
-	echo "$line"
+	[ "$failed" = 1 ] || echo "$line"
 	cg_del bench
 	policy_off $pol
 	swap_off

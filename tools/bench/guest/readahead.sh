@@ -12,8 +12,8 @@
 # run, walk_s the fill and the walk in order (thrash's seconds less the
 # random phase; so it holds that phase's overrun, up to one batch of 256
 # writes), random_writes the pages the random phase wrote in its fixed
-# time (under icount, a fixed number of guest instructions). A thrash that
-# printed nothing leaves both out of its RESULT line.
+# time (under icount, a fixed number of guest instructions). A run whose
+# thrash failed prints no RESULT line, only why.
 . "$(dirname "$0")/lib.sh"
 bench_config readahead
 iters=${1:-$ZSWB_BENCH_ITER}
@@ -39,7 +39,9 @@ one_run() {
 		eval "a_$k=$(vmstat $k)"
 	done
 	t0=$(uptime_s)
-	cg_run bench thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/out 2>&1 || echo "# thrash failed: $(cat /tmp/out)"
+	failed=0
+	cg_run bench thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/out 2>&1 ||
+		{ echo "# thrash failed, run left out: $(cat /tmp/out)"; failed=1; }
 	t1=$(uptime_s)
 	line="RESULT $wl $pol $it time_s=$(elapsed "$t0" "$t1")"
 	line="$line $(awk -v r="$ZSWB_RA_RANDOM_S" '$1 == "random" { printf "random_writes=%d ", $3 }
@@ -50,7 +52,7 @@ one_run() {
 	for k in ra_faults_alone ra_windows_shrunk ra_zswap_slots_skipped ra_disk_slots; do
 		line="$line $k=$(wbstat $k)"
 	done
-	echo "$line"
+	[ "$failed" = 1 ] || echo "$line"
 	cg_del bench
 	set_param readahead_policy stock
 	echo Y > $P/shrinker_enabled
