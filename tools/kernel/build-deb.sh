@@ -40,7 +40,7 @@ zswb_dirs
 # no other tree patches it with another series while the packages build.
 exec 7> "$ZSWB_CACHE/.build.lock"
 flock -s 7
-cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied" ||
+zswb_series_applied ||
 	zswb_die "another build patched $ZSWB_SRC with another series meanwhile; run again"
 # bindeb-pkg runs dpkg-buildpackage over a generated debian/ (debhelper).
 zswb_need dpkg-dev debhelper rsync kmod cpio python3

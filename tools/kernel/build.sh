@@ -110,8 +110,7 @@ zswb_dirs
 # two flavours build at once, and one's initramfs is made while the other
 # builds.
 source_ready() {
-	[ -f "$ZSWB_SRC/Makefile" ] &&
-		cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied"
+	[ -f "$ZSWB_SRC/Makefile" ] && zswb_series_applied
 }
 exec 7> "$ZSWB_CACHE/.build.lock"
 flock -s 7

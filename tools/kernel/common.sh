@@ -47,16 +47,27 @@ zswb_bench_jobs() {
 	[ "$ZSWB_BENCH_JOBS" -le 2 ] && echo "$ZSWB_BENCH_JOBS" || echo 2
 }
 
+# zswb_missing PKG...: the names of those not installed, each after a space.
+zswb_missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			printf ' %s' "$p"
+	done
+}
+
+# zswb_series_applied: the cache's source holds patches/6.12 as it is now.
+zswb_series_applied() {
+	cat "$ZSWB_TOP"/patches/6.12/*.patch | cmp -s - "$ZSWB_SRC/.zswap_wb-applied"
+}
+
 # zswb_need PKG...: install the Debian packages that are missing, by name,
 # from the registry apt is configured with. Every make target calls it for
 # what it uses, so a fresh Debian 12 machine needs nothing beforehand.
 # Not root: name what is missing and fail.
 zswb_need() {
-	local p missing=""
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-			missing="$missing $p"
-	done
+	local missing
+	missing=$(zswb_missing "$@")
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] ||
 		zswb_die "missing Debian packages:$missing (run as root, or apt-get install them)"
@@ -67,11 +78,7 @@ zswb_need() {
 	local rc=0
 	(
 		flock -w 1800 9 || zswb_die "waited 30 minutes for /var/lock/zswap_wb-apt.lock"
-		missing=""
-		for p in "$@"; do
-			dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-				missing="$missing $p"
-		done
+		missing=$(zswb_missing "$@")
 		[ -z "$missing" ] && exit 0
 		echo "installing:$missing" >&2
 		# A fresh machine may have no package lists yet; refresh them once.
