@@ -7,10 +7,14 @@
  *
  * Maps DISK_MIB + ZSWAP_MIB of anonymous memory as one VMA, so that both
  * parts share the VMA's readahead state. It fills the first part with
- * checkable data and stops itself (SIGSTOP): the test pushes it out with
- * zswap off, so that it goes to the swap device, and sends SIGCONT. It
- * then fills the second part and stops again: the test pushes that into
- * zswap. After the second SIGCONT it reads the first part in order; with
+ * checkable data, pages it out itself (MADV_PAGEOUT, which the test runs
+ * with zswap off, so that it goes to the swap device) and stops itself
+ * (SIGSTOP). MADV_PAGEOUT reclaims the pages in address order, so that
+ * they take consecutive swap slots: cluster readahead, which reads the
+ * slots around a fault, then sees the same layout in every run. Reclaim
+ * from the LRU would not: the pages that compaction migrated meanwhile
+ * are back on it out of order. After SIGCONT ramix fills the second part
+ * and stops again: the test pushes that into zswap. After the second SIGCONT it reads the first part in order; with
  * "interleave", each of those faults is followed by one on a page of the
  * second part, scattered over it, as a random swap-in would be. Every page
  * read is checked. Prints "pages N mismatches M majflt K" and exits 1 on
@@ -23,6 +27,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
 
 #define PAGE 4096UL
 /* Scatter the second part's faults: coprime with any power of two. */
@@ -84,6 +92,12 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < nd; i++)
 		fill((uint64_t *)(mem + i * PAGE), i);
+	/* Twice: a page compaction held isolated the first time is skipped. */
+	for (i = 0; i < 2; i++)
+		if (madvise(mem, nd * PAGE, MADV_PAGEOUT)) {
+			perror("madvise(MADV_PAGEOUT)");
+			return 2;
+		}
 	printf("filled disk part\n");
 	fflush(stdout);
 	raise(SIGSTOP);

@@ -11,18 +11,24 @@
 
 # ra_mix POLICY [interleave]: ramix with 16 MiB on disk and 32 MiB in zswap
 # in one VMA: the disk part read in order, with or without a scattered
-# zswap fault after each page. Sets hit (swap_ra_hit), ra (swap_ra),
-# alone (ra_faults_alone) and mix_out (ramix's line) for the walk.
+# zswap fault after each page; the disk part's slots must follow its pages
+# (swapmap), or cluster readahead reads another layout. Sets hit
+# (swap_ra_hit), ra (swap_ra), alone (ra_faults_alone) and mix_out (ramix's
+# line) for the walk.
 ra_mix() {
-	local job pid po0 disk zo0 zs ra0 hit0 mrc
+	local job pid po0 disk zo0 zs ra0 hit0 mrc layout adj
 	ra_setup "$1" ramix || return 1
-	cg_start_stopped ramix /tmp/ramix.out ramix 16 32 $2 || return 1
-	# The first part goes to the swap device: zswap is off while it goes.
+	# The first part goes to the swap device: zswap is off while ramix
+	# pages it out, in page order (ramix.c).
 	po0=$(vmstat pswpout)
 	echo 0 > /sys/module/zswap/parameters/enabled
-	cg_reclaim ramix 64M
+	cg_start_stopped ramix /tmp/ramix.out ramix 16 32 $2
+	mrc=$?
 	echo 1 > /sys/module/zswap/parameters/enabled
+	[ $mrc -eq 0 ] || return 1
 	disk=$(( $(vmstat pswpout) - po0 ))
+	layout=$(swapmap $pid)
+	adj=$(echo "$layout" | sed -n 's/.* adjacent_pct \([0-9]*\).*/\1/p')
 	kill -CONT $pid
 	wait_stopped $pid || { msg "ramix: $(cat /tmp/ramix.out)"; return 1; }
 	zo0=$(vmstat zswpout)
@@ -36,10 +42,13 @@ ra_mix() {
 	alone=$(wbstat ra_faults_alone)
 	mix_out=$(cat /tmp/ramix.out | tail -1)
 	msg "$1 ${2:-alone}: pages to disk $disk, to zswap $zs; walk: swap_ra $ra swap_ra_hit $hit ra_faults_alone $alone; $mix_out"
+	msg "disk part's slots: $layout"
 	ra_teardown ramix
 	check "ramix checksums hold" "[ $mrc -eq 0 ]" &&
 	check "the first part went to disk, the second to zswap" \
-		"[ $disk -ge 3800 ] && [ $zs -ge 7600 ]"
+		"[ $disk -ge 3800 ] && [ $zs -ge 7600 ]" &&
+	check "the disk part's neighbouring pages sit in neighbouring slots (${adj:-?}%)" \
+		"[ ${adj:-0} -ge 95 ]"
 }
 
 need_module || exit 1
