@@ -78,6 +78,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/llist.h>
 #include <linux/memcontrol.h>
 #include <linux/log2.h>
@@ -291,6 +292,67 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 	return ZSWB_RACED;
 }
 
+#ifdef CONFIG_MEMCG
+/*
+ * Memcgs seen at their limit by zswb_reclaim_target(), hashed by the
+ * cgroup id of the folio's memcg the lookup started from (an id is never
+ * reused): that id, and in one word when (jiffies, shifted up) and how
+ * many steps up from that memcg the one at its limit was. Shared by all
+ * CPUs, as the writer sees the limit and the work item of the CPU where
+ * the write ended frees the folio; an entry is rewritten only when it
+ * changes or is ZSWB_SEEN_REFRESH old, a few times a second at most. A
+ * reader racing with a writer may pair one memcg's id with another's
+ * word: then it names another ancestor, or the root, as a wrong guess
+ * would; the steps are walked up from the folio's own memcg, never from a
+ * stored pointer.
+ */
+struct zswb_seen {
+	u64 cgid;
+	unsigned long word;
+};
+
+#define ZSWB_SEEN_BITS		6
+#define ZSWB_SEEN_UP_BITS	4
+#define ZSWB_SEEN_UP_MASK	((1UL << ZSWB_SEEN_UP_BITS) - 1)
+/* How long a memcg seen at its limit stays the target: see below. */
+#define ZSWB_TARGET_HOLD	HZ
+#define ZSWB_SEEN_REFRESH	(HZ / 8)
+
+static struct zswb_seen zswb_seen[1 << ZSWB_SEEN_BITS];
+
+static unsigned long zswb_seen_time(unsigned long j)
+{
+	return j << ZSWB_SEEN_UP_BITS;
+}
+
+/* Note that @memcg (cgroup id @cgid) has the memcg @up steps up at its limit. */
+static void zswb_seen_note(struct zswb_seen *e, u64 cgid, unsigned int up)
+{
+	unsigned long now = zswb_seen_time(jiffies), old = READ_ONCE(e->word);
+
+	if (up > ZSWB_SEEN_UP_MASK)
+		return;
+	if (READ_ONCE(e->cgid) == cgid && (old & ZSWB_SEEN_UP_MASK) == up &&
+	    time_before(now, (old & ~ZSWB_SEEN_UP_MASK) +
+			zswb_seen_time(ZSWB_SEEN_REFRESH)))
+		return;
+	WRITE_ONCE(e->cgid, cgid);
+	WRITE_ONCE(e->word, now | up);
+}
+
+/* The steps up from @memcg (id @cgid) to the memcg last seen at its limit, or -1. */
+static int zswb_seen_up(struct zswb_seen *e, u64 cgid)
+{
+	unsigned long word = READ_ONCE(e->word);
+
+	if (READ_ONCE(e->cgid) != cgid ||
+	    !time_before(zswb_seen_time(jiffies), (word & ~ZSWB_SEEN_UP_MASK) +
+			 zswb_seen_time(ZSWB_TARGET_HOLD)))
+		return -1;
+	return word & ZSWB_SEEN_UP_MASK;
+}
+#endif
+
 /*
  * The memcg whose reclaim stock would free @folio in, for its shadow
  * entry (zswap_wb_remove_folio() passes it to __remove_mapping(), as
@@ -301,24 +363,50 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
  * failed, reclaim_high() each memcg over its high), or else global
  * reclaim, whose target is NULL (the root). "At its limit": within a
  * charge batch of it, the most a charge can be ahead of the counter.
+ *
+ * Or seen at its limit, looked up from the same memcg, within the last
+ * ZSWB_TARGET_HOLD: the module's own frees take a memcg below its limit
+ * where stock's folios would still be charged, in the very reclaim that
+ * wrote them (the writer frees what it wrote as it goes) and until the
+ * workload has charged as much again; stock's next reclaim of them is
+ * still that memcg's.
+ *
  * Called with the folio locked, which keeps its memcg; ancestors live as
- * long as it does.
+ * long as it does, and the steps up from one memcg always lead to the
+ * same ancestor.
  */
 static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
 {
 #ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct mem_cgroup *memcg = folio_memcg(folio), *m;
+	struct zswb_seen *e;
+	unsigned int up = 0;
+	u64 cgid;
+	int seen;
 
+	if (!memcg)
+		return NULL;
+	cgid = cgroup_id(memcg->css.cgroup);
+	e = &zswb_seen[hash_64(cgid, ZSWB_SEEN_BITS)];
 	/* The root's limits are PAGE_COUNTER_MAX: it never matches. */
-	for (; memcg; memcg = parent_mem_cgroup(memcg)) {
-		unsigned long limit = min(READ_ONCE(memcg->memory.max),
-					  READ_ONCE(memcg->memory.high));
+	for (m = memcg; m; m = parent_mem_cgroup(m), up++) {
+		unsigned long limit = min(READ_ONCE(m->memory.max),
+					  READ_ONCE(m->memory.high));
 
-		if (page_counter_read(&memcg->memory) + MEMCG_CHARGE_BATCH >= limit)
-			return memcg;
+		if (page_counter_read(&m->memory) + MEMCG_CHARGE_BATCH >= limit) {
+			zswb_seen_note(e, cgid, up);
+			return m;
+		}
 	}
-#endif
+	seen = zswb_seen_up(e, cgid);
+	if (seen < 0)
+		return NULL;
+	for (m = memcg; m && seen; seen--)
+		m = parent_mem_cgroup(m);
+	return m;
+#else
 	return NULL;
+#endif
 }
 
 /*
@@ -403,6 +491,8 @@ static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed
 		return;
 	}
 	zswb_count(slot, freed);
+	if (!target)
+		zswb_count(slot, ZSWB_SHADOW_ROOT);
 	folio_unlock(folio);
 	folio_put(folio);
 }
@@ -653,7 +743,7 @@ bool zswb_writeback_end(struct folio *folio)
 /* What a drain did to a run of folios of one slot, added once per run. */
 struct zswb_tally {
 	int slot;
-	unsigned long taken, freed;
+	unsigned long taken, freed, shadow_root;
 	unsigned int lat[ZSWB_LAT_BUCKETS];
 };
 
@@ -665,6 +755,8 @@ static void zswb_tally_add(struct zswb_tally *t)
 	if (!t->taken)
 		return;
 	zswb_count_add(t->slot, ZSWB_FREED_ASYNC, t->freed);
+	if (t->shadow_root)
+		zswb_count_add(t->slot, ZSWB_SHADOW_ROOT, t->shadow_root);
 	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
 		if (t->lat[i])
 			this_cpu_add(st->latency[i], t->lat[i]);
@@ -728,6 +820,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 		}
 		folio_unlock(folio);
 		t.freed++;
+		t.shadow_root += !target;
 		if (!folio_batch_add(&fbatch, folio)) {
 			folios_put(&fbatch);
 			if (may_block)

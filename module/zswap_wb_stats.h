@@ -54,6 +54,8 @@ ZSWB_COUNTER(WORK_RUNS, work_runs,
 	     "Runs of the deferred-free work item.")
 ZSWB_COUNTER(REQUEUED, requeued,
 	     "Ended before zswap let it go; queued by writeback_issued() once it did.")
+ZSWB_COUNTER(SHADOW_ROOT, shadow_root,
+	     "Freed with a shadow entry that names no memcg at its limit, as global reclaim's do.")
 ZSWB_COUNTER(SHRINK_CALLS_WORKER, shrink_calls_worker,
 	     "shrink_memcg() calls from shrink_worker().")
 ZSWB_COUNTER(SHRINK_CALLS_STORE, shrink_calls_store,
