@@ -294,62 +294,75 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 
 #ifdef CONFIG_MEMCG
 /*
- * Memcgs seen at their limit by zswb_reclaim_target(), hashed by the
- * cgroup id of the folio's memcg the lookup started from (an id is never
- * reused): that id, and in one word when (jiffies, shifted up) and how
- * many steps up from that memcg the one at its limit was. Shared by all
- * CPUs, as the writer sees the limit and the work item of the CPU where
- * the write ended frees the folio; an entry is rewritten only when it
- * changes or is ZSWB_SEEN_REFRESH old, a few times a second at most. A
- * reader racing with a writer may pair one memcg's id with another's
- * word: then it names another ancestor, or the root, as a wrong guess
- * would; the steps are walked up from the folio's own memcg, never from a
- * stored pointer.
+ * Memcgs seen at their limit by zswb_reclaim_target(), one word each,
+ * hashed by the cgroup id of the folio's memcg the lookup started from
+ * (an id is never reused): when (jiffies, the low 32 bits), that id's low
+ * ZSWB_SEEN_ID_BITS and how many steps up from that memcg the one at its
+ * limit was. Shared by all CPUs, as the writer sees the limit and the
+ * work item of the CPU where the write ended frees the folio; an entry is
+ * rewritten only when it is ZSWB_SEEN_REFRESH old or, for another memcg,
+ * ZSWB_TARGET_HOLD old (one memcg does not evict another's fresh
+ * sighting), a few times a second at most. Two memcgs alike in those id
+ * bits, or a sighting more than 2^32 jiffies old, name another ancestor
+ * or the root, as a wrong guess would: the steps are walked up from the
+ * folio's own memcg, never from a stored pointer.
  */
-struct zswb_seen {
-	u64 cgid;
-	unsigned long word;
-};
-
 #define ZSWB_SEEN_BITS		6
 #define ZSWB_SEEN_UP_BITS	4
-#define ZSWB_SEEN_UP_MASK	((1UL << ZSWB_SEEN_UP_BITS) - 1)
+#define ZSWB_SEEN_ID_BITS	28
+#define ZSWB_SEEN_UP_MASK	((1U << ZSWB_SEEN_UP_BITS) - 1)
 /* How long a memcg seen at its limit stays the target: see below. */
 #define ZSWB_TARGET_HOLD	HZ
 #define ZSWB_SEEN_REFRESH	(HZ / 8)
 
-static struct zswb_seen zswb_seen[1 << ZSWB_SEEN_BITS];
+static u64 zswb_seen[1 << ZSWB_SEEN_BITS] ____cacheline_aligned;
 
-static unsigned long zswb_seen_time(unsigned long j)
+static u64 zswb_seen_entry(u32 when, u64 cgid, unsigned int up)
 {
-	return j << ZSWB_SEEN_UP_BITS;
+	return (u64)when << 32 |
+	       (cgid & ((1U << ZSWB_SEEN_ID_BITS) - 1)) << ZSWB_SEEN_UP_BITS | up;
 }
 
-/* Note that @memcg (cgroup id @cgid) has the memcg @up steps up at its limit. */
-static void zswb_seen_note(struct zswb_seen *e, u64 cgid, unsigned int up)
+/* Whether @entry is of the memcg of cgroup id @cgid. */
+static bool zswb_seen_of(u64 entry, u64 cgid)
 {
-	unsigned long now = zswb_seen_time(jiffies), old = READ_ONCE(e->word);
+	return (u32)entry >> ZSWB_SEEN_UP_BITS ==
+	       (cgid & ((1U << ZSWB_SEEN_ID_BITS) - 1));
+}
+
+/* The jiffies since @entry was written. */
+static u32 zswb_seen_age(u64 entry)
+{
+	return (u32)jiffies - (u32)(entry >> 32);
+}
+
+/* Note that the memcg of cgroup id @cgid has the memcg @up steps up at its limit. */
+static void zswb_seen_note(u64 *e, u64 cgid, unsigned int up)
+{
+	u64 old = READ_ONCE(*e);
 
 	if (up > ZSWB_SEEN_UP_MASK)
 		return;
-	if (READ_ONCE(e->cgid) == cgid && (old & ZSWB_SEEN_UP_MASK) == up &&
-	    time_before(now, (old & ~ZSWB_SEEN_UP_MASK) +
-			zswb_seen_time(ZSWB_SEEN_REFRESH)))
+	if (old && (zswb_seen_of(old, cgid) ?
+		    (old & ZSWB_SEEN_UP_MASK) == up &&
+		    zswb_seen_age(old) < ZSWB_SEEN_REFRESH :
+		    zswb_seen_age(old) < ZSWB_TARGET_HOLD))
 		return;
-	WRITE_ONCE(e->cgid, cgid);
-	WRITE_ONCE(e->word, now | up);
+	WRITE_ONCE(*e, zswb_seen_entry((u32)jiffies, cgid, up));
 }
 
-/* The steps up from @memcg (id @cgid) to the memcg last seen at its limit, or -1. */
-static int zswb_seen_up(struct zswb_seen *e, u64 cgid)
+/*
+ * The steps up from the memcg of cgroup id @cgid to the memcg last seen at
+ * its limit, if that was within ZSWB_TARGET_HOLD (and the refresh), or -1.
+ */
+static int zswb_seen_up(u64 *e, u64 cgid)
 {
-	unsigned long word = READ_ONCE(e->word);
+	u64 entry = READ_ONCE(*e);
 
-	if (READ_ONCE(e->cgid) != cgid ||
-	    !time_before(zswb_seen_time(jiffies), (word & ~ZSWB_SEEN_UP_MASK) +
-			 zswb_seen_time(ZSWB_TARGET_HOLD)))
+	if (!entry || !zswb_seen_of(entry, cgid) ||
+	    zswb_seen_age(entry) >= ZSWB_TARGET_HOLD + ZSWB_SEEN_REFRESH)
 		return -1;
-	return word & ZSWB_SEEN_UP_MASK;
+	return entry & ZSWB_SEEN_UP_MASK;
 }
 #endif
 
@@ -365,7 +378,7 @@ static int zswb_seen_up(struct zswb_seen *e, u64 cgid)
  * charge batch of it, the most a charge can be ahead of the counter.
  *
  * Or seen at its limit, looked up from the same memcg, within the last
- * ZSWB_TARGET_HOLD: the module's own frees take a memcg below its limit
+ * ZSWB_TARGET_HOLD (and the refresh, at most an eighth more): the module's own frees take a memcg below its limit
  * where stock's folios would still be charged, in the very reclaim that
  * wrote them (the writer frees what it wrote as it goes) and until the
  * workload has charged as much again; stock's next reclaim of them is
@@ -379,8 +392,8 @@ static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
 {
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg = folio_memcg(folio), *m;
-	struct zswb_seen *e;
 	unsigned int up = 0;
+	u64 *e;
 	u64 cgid;
 	int seen;
 
@@ -403,7 +416,8 @@ static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
 		return NULL;
 	for (m = memcg; m && seen; seen--)
 		m = parent_mem_cgroup(m);
-	return m;
+	/* Up to the root, by a wrong guess: that is naming none. */
+	return m && parent_mem_cgroup(m) ? m : NULL;
 #else
 	return NULL;
 #endif
@@ -480,7 +494,7 @@ static void zswb_putback_busy(struct folio *folio, int slot)
  */
 static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed)
 {
-	struct mem_cgroup *memcg = NULL, *target;
+	struct mem_cgroup *memcg = NULL, *target = NULL;
 
 	if (!folio_trylock(folio)) {
 		zswb_putback_busy(folio, slot);
