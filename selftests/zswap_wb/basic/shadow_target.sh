@@ -13,8 +13,9 @@
 # workingset happens to be large beside the refault distance (266 of
 # 176,421 refaults in one run, none in most), so the cause is checked
 # directly too: of the folios async_free frees, at most 1% may leave a
-# shadow entry that names no memcg (shadow_root), where the parent sits
-# at its limit the whole run.
+# shadow entry that names no memcg (shadow_root, which counts sync frees
+# too: none on disk swap), where the parent sits at its limit the whole
+# run.
 . "$(dirname "$0")/../lib.sh"
 
 # ws_run POLICY WHERE MIB MAX: one thrash run of MIB in memcg anc/leaf on
@@ -40,8 +41,8 @@ ws_run() {
 	ws_refault=$(cgstat anc/leaf workingset_refault_anon)
 	ws_activate=$(cgstat anc/leaf workingset_activate_anon)
 	cg_del anc/leaf && cg_del anc || return 1
-	set_param async_free 0
-	wait_drained 10
+	# Waits until no folio is in flight: every one counted.
+	set_param async_free 0 || return 1
 	ws_freed=$(( $(wbstat freed_async) - freed0 )) ws_root=$(( $(wbstat shadow_root) - root0 ))
 	swap_off
 	msg "$pol, limit on the $where: zswpwb $ws_wb workingset_refault_anon $ws_refault activate $ws_activate" \
@@ -50,6 +51,7 @@ ws_run() {
 
 runs=${ZSWB_TEST_WS_RUNS:-1} mib=$((SIZE / 2)) max=$((${CG_MAX%M} / 2))M
 need_module || exit 1
+grep -q '^shadow_root ' "$ZSWB_DEBUGFS/stats" || { msg "no shadow_root in the module's stats"; exit 1; }
 for where in ${ZSWB_TEST_WS_WHERE:-parent}; do
 	i=0 s_act=0 s_ref=0 a_act=0 a_ref=0 a_freed=0 a_root=0
 	while [ $i -lt "$runs" ]; do
