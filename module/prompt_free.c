@@ -378,11 +378,11 @@ static int zswb_seen_up(u64 *e, u64 cgid)
  * charge batch of it, the most a charge can be ahead of the counter.
  *
  * Or seen at its limit, looked up from the same memcg, within the last
- * ZSWB_TARGET_HOLD (and the refresh, at most an eighth more): the module's own frees take a memcg below its limit
- * where stock's folios would still be charged, in the very reclaim that
- * wrote them (the writer frees what it wrote as it goes) and until the
- * workload has charged as much again; stock's next reclaim of them is
- * still that memcg's.
+ * ZSWB_TARGET_HOLD (and the refresh, at most an eighth more): the
+ * module's own frees take a memcg below its limit where stock's folios
+ * would still be charged, in the very reclaim that wrote them (the writer
+ * frees what it wrote as it goes) and until the workload has charged as
+ * much again; stock's next reclaim of them is still that memcg's.
  *
  * Called with the folio locked, which keeps its memcg; ancestors live as
  * long as it does, and the steps up from one memcg always lead to the
