@@ -311,6 +311,7 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 #define ZSWB_SEEN_UP_BITS	4
 #define ZSWB_SEEN_ID_BITS	28
 #define ZSWB_SEEN_UP_MASK	((1U << ZSWB_SEEN_UP_BITS) - 1)
+#define ZSWB_SEEN_ID_MASK	((1U << ZSWB_SEEN_ID_BITS) - 1)
 /* How long a memcg seen at its limit stays the target: see below. */
 #define ZSWB_TARGET_HOLD	HZ
 #define ZSWB_SEEN_REFRESH	(HZ / 8)
@@ -320,14 +321,14 @@ static u64 zswb_seen[1 << ZSWB_SEEN_BITS] ____cacheline_aligned;
 static u64 zswb_seen_entry(u32 when, u64 cgid, unsigned int up)
 {
 	return (u64)when << 32 |
-	       (cgid & ((1U << ZSWB_SEEN_ID_BITS) - 1)) << ZSWB_SEEN_UP_BITS | up;
+	       (cgid & ZSWB_SEEN_ID_MASK) << ZSWB_SEEN_UP_BITS | up;
 }
 
 /* Whether @entry is of the memcg of cgroup id @cgid. */
 static bool zswb_seen_of(u64 entry, u64 cgid)
 {
 	return (u32)entry >> ZSWB_SEEN_UP_BITS ==
-	       (cgid & ((1U << ZSWB_SEEN_ID_BITS) - 1));
+	       (cgid & ZSWB_SEEN_ID_MASK);
 }
 
 /* The jiffies since @entry was written. */
