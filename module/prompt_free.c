@@ -294,78 +294,127 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
 
 #ifdef CONFIG_MEMCG
 /*
- * Memcgs seen at their limit by zswb_reclaim_target(), one word each,
- * hashed by the cgroup id of the folio's memcg the lookup started from
- * (an id is never reused): when (jiffies, the low 32 bits), that id's low
+ * Memcgs seen at their limit by zswb_reclaim_target(), hashed by the
+ * cgroup id of the folio's memcg the lookup started from (an id is never
+ * reused). @word: when (jiffies, the low 32 bits), that id's low
  * ZSWB_SEEN_ID_BITS and how many steps up from that memcg the one at its
- * limit was. Shared by all CPUs, as the writer sees the limit and the
- * work item of the CPU where the write ended frees the folio; an entry is
- * rewritten only when it is ZSWB_SEEN_REFRESH old or, for another memcg,
- * ZSWB_TARGET_HOLD old (one memcg does not evict another's fresh
- * sighting), a few times a second at most. Two memcgs alike in those id
- * bits, or a sighting more than 2^32 jiffies old, name another ancestor
- * or the root, as a wrong guess would: the steps are walked up from the
- * folio's own memcg, never from a stored pointer.
+ * limit was. @freed: in the low 32 bits, the pages the module freed of
+ * that memcg since, naming the one at its limit; in the high 32, the
+ * sighting's when (a count of another sighting is none). Shared by all
+ * CPUs, as the writer sees the limit and the work item of the CPU where
+ * the write ended frees the folio. @word is rewritten only when it is
+ * ZSWB_SEEN_REFRESH old or, for another memcg, ZSWB_SEEN_HOLD old (one
+ * memcg does not evict another's fresh sighting), a few times a second
+ * at most; @freed is added to once per batch a drain puts or run of one
+ * memcg, or once per ZSWB_SEEN_BATCH pages a CPU frees synchronously, by
+ * plain loads and stores: an add lost to a race makes the count smaller. Two memcgs alike in those
+ * id bits name another ancestor or the root, as a wrong guess would: the
+ * steps are walked up from the folio's own memcg, never from a stored
+ * pointer.
  */
 #define ZSWB_SEEN_BITS		6
 #define ZSWB_SEEN_UP_BITS	4
 #define ZSWB_SEEN_ID_BITS	28
 #define ZSWB_SEEN_UP_MASK	((1U << ZSWB_SEEN_UP_BITS) - 1)
 #define ZSWB_SEEN_ID_MASK	((1U << ZSWB_SEEN_ID_BITS) - 1)
-/* How long a memcg seen at its limit stays the target: see below. */
-#define ZSWB_TARGET_HOLD	HZ
+/* How long a sighting names its memcg in any case, kept from another's. */
+#define ZSWB_SEEN_HOLD		HZ
 #define ZSWB_SEEN_REFRESH	(HZ / 8)
+/* Pages freed on a CPU before they are added to the sighting. */
+#define ZSWB_SEEN_BATCH		32
 
-static u64 zswb_seen[1 << ZSWB_SEEN_BITS] ____cacheline_aligned;
+struct zswb_sighting {
+	u64 word;
+	u64 freed;
+};
 
-static u64 zswb_seen_entry(u32 when, u64 cgid, unsigned int up)
+static struct zswb_sighting zswb_seen[1 << ZSWB_SEEN_BITS] ____cacheline_aligned;
+
+/* The synchronous frees' pages not yet added, per CPU: see zswb_finish(). */
+struct zswb_seen_pending {
+	struct zswb_sighting *seen;
+	u64 word;
+	unsigned long pages;
+};
+
+static DEFINE_PER_CPU(struct zswb_seen_pending, zswb_seen_pending);
+
+static u64 zswb_seen_word(u32 when, u64 cgid, unsigned int up)
 {
 	return (u64)when << 32 |
 	       (cgid & ZSWB_SEEN_ID_MASK) << ZSWB_SEEN_UP_BITS | up;
 }
 
-/* Whether @entry is of the memcg of cgroup id @cgid. */
-static bool zswb_seen_of(u64 entry, u64 cgid)
+/* Whether @word is of the memcg of cgroup id @cgid. */
+static bool zswb_seen_of(u64 word, u64 cgid)
 {
-	return (u32)entry >> ZSWB_SEEN_UP_BITS ==
-	       (cgid & ZSWB_SEEN_ID_MASK);
+	return word && (u32)word >> ZSWB_SEEN_UP_BITS ==
+		       (cgid & ZSWB_SEEN_ID_MASK);
 }
 
-/* The jiffies since @entry was written. */
-static u32 zswb_seen_age(u64 entry)
+/* The jiffies since @word was written. */
+static u32 zswb_seen_age(u64 word)
 {
-	return (u32)jiffies - (u32)(entry >> 32);
+	return (u32)jiffies - (u32)(word >> 32);
 }
 
 /* Note that the memcg of cgroup id @cgid has the memcg @up steps up at its limit. */
-static void zswb_seen_note(u64 *e, u64 cgid, unsigned int up)
+static void zswb_seen_note(struct zswb_sighting *s, u64 cgid, unsigned int up)
 {
-	u64 old = READ_ONCE(*e);
+	u64 old = READ_ONCE(s->word);
 
 	if (up > ZSWB_SEEN_UP_MASK)
 		return;
 	if (old && (zswb_seen_of(old, cgid) ?
 		    (old & ZSWB_SEEN_UP_MASK) == up &&
 		    zswb_seen_age(old) < ZSWB_SEEN_REFRESH :
-		    zswb_seen_age(old) < ZSWB_TARGET_HOLD))
+		    zswb_seen_age(old) < ZSWB_SEEN_HOLD))
 		return;
-	WRITE_ONCE(*e, zswb_seen_entry((u32)jiffies, cgid, up));
+	WRITE_ONCE(s->word, zswb_seen_word((u32)jiffies, cgid, up));
+}
+
+/* The pages freed since the sighting @word of @s. */
+static unsigned long zswb_seen_freed(struct zswb_sighting *s, u64 word)
+{
+	u64 freed = READ_ONCE(s->freed);
+
+	return freed >> 32 == word >> 32 ? (u32)freed : 0;
 }
 
 /*
- * The steps up from the memcg of cgroup id @cgid to the memcg last seen at
- * its limit, if that was within ZSWB_TARGET_HOLD (and the refresh), or -1.
+ * Add @pages freed since the sighting @word to @s, if it is still of that
+ * memcg and the same steps up; to its count since a refresh, if it was
+ * refreshed meanwhile: a batch at most that the new sighting had not seen.
  */
-static int zswb_seen_up(u64 *e, u64 cgid)
+static void zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
 {
-	u64 entry = READ_ONCE(*e);
+	unsigned long freed;
+	u64 now;
 
-	if (!entry || !zswb_seen_of(entry, cgid) ||
-	    zswb_seen_age(entry) >= ZSWB_TARGET_HOLD + ZSWB_SEEN_REFRESH)
-		return -1;
-	return entry & ZSWB_SEEN_UP_MASK;
+	if (!s || !pages)
+		return;
+	now = READ_ONCE(s->word);
+	if ((u32)now != (u32)word)
+		return;
+	freed = zswb_seen_freed(s, now);
+	freed += min(pages, U32_MAX - freed);
+	WRITE_ONCE(s->freed, (now >> 32) << 32 | freed);
 }
 #endif
+
+/*
+ * Where the frees of a run of folios of one memcg are named and counted:
+ * zswb_remove() looks the target up for the run's first folio.
+ */
+struct zswb_run {
+	struct mem_cgroup *memcg;	/* the run's memcg; NULL before the first */
+	struct mem_cgroup *target;	/* named in its shadow entries */
+#ifdef CONFIG_MEMCG
+	struct zswb_sighting *seen;	/* its memcg's sighting, or NULL */
+	u64 word;			/* that sighting's word at the lookup */
+	unsigned long freed;		/* pages freed naming it, not yet added */
+#endif
+};
 
 /*
  * The memcg whose reclaim stock would free @folio in, for its shadow
@@ -378,67 +427,103 @@ static int zswb_seen_up(u64 *e, u64 cgid)
  * reclaim, whose target is NULL (the root). "At its limit": within a
  * charge batch of it, the most a charge can be ahead of the counter.
  *
- * Or seen at its limit, looked up from the same memcg, within the last
- * ZSWB_TARGET_HOLD (and the refresh, at most an eighth more): the
- * module's own frees take a memcg below its limit where stock's folios
- * would still be charged, in the very reclaim that wrote them (the writer
- * frees what it wrote as it goes) and until the workload has charged as
- * much again; stock's next reclaim of them is still that memcg's.
+ * Or at its limit as stock would count it: the module's own frees take a
+ * memcg below its limit where stock's written-back folios would still be
+ * charged, from the very reclaim that wrote them (the writer frees what
+ * it wrote as it goes) until the workload has charged as much again. So
+ * the memcg last seen at its limit, looked up from the same memcg, is
+ * still the target while its usage plus the pages the module freed of
+ * the folio's memcg since that sighting, naming it, is within a charge
+ * batch of its limit: stock would still hold those charged until that
+ * memcg's next reclaim. It does not depend on how fast the kernel runs.
+ * Frees that named the root are not counted: stock's global reclaim
+ * would free those too. Where the memcg at its limit is an ancestor, the
+ * frees of its other children are not counted, and the count lags the
+ * uncharges by a batch per CPU: a smaller sum. So for ZSWB_SEEN_HOLD
+ * after the sighting the memcg is the target whatever the sum: stock's
+ * usage itself hovers below the limit between its reclaims, by what one
+ * frees beyond the charge that failed.
  *
  * Called with the folio locked, which keeps its memcg; ancestors live as
  * long as it does, and the steps up from one memcg always lead to the
  * same ancestor.
  */
-static struct mem_cgroup *zswb_reclaim_target(struct folio *folio)
+static void zswb_reclaim_target(struct folio *folio, struct zswb_run *run)
 {
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg = folio_memcg(folio), *m;
+	struct zswb_sighting *s;
+	unsigned long limit, usage;
 	unsigned int up = 0;
-	u64 *e;
-	u64 cgid;
-	int seen;
+	u64 cgid, word;
 
+	run->target = NULL;
+	run->seen = NULL;
 	if (!memcg)
-		return NULL;
+		return;
 	cgid = cgroup_id(memcg->css.cgroup);
-	e = &zswb_seen[hash_64(cgid, ZSWB_SEEN_BITS)];
+	s = &zswb_seen[hash_64(cgid, ZSWB_SEEN_BITS)];
 	/* The root's limits are PAGE_COUNTER_MAX: it never matches. */
 	for (m = memcg; m; m = parent_mem_cgroup(m), up++) {
-		unsigned long limit = min(READ_ONCE(m->memory.max),
-					  READ_ONCE(m->memory.high));
-
+		limit = min(READ_ONCE(m->memory.max), READ_ONCE(m->memory.high));
 		if (page_counter_read(&m->memory) + MEMCG_CHARGE_BATCH >= limit) {
-			zswb_seen_note(e, cgid, up);
-			return m;
+			zswb_seen_note(s, cgid, up);
+			break;
 		}
 	}
-	seen = zswb_seen_up(e, cgid);
-	if (seen < 0)
-		return NULL;
-	for (m = memcg; m && seen; seen--)
-		m = parent_mem_cgroup(m);
-	/* Up to the root, by a wrong guess: that is naming none. */
-	return m && parent_mem_cgroup(m) ? m : NULL;
-#else
-	return NULL;
+	run->target = m;
+	word = READ_ONCE(s->word);
+	if (!zswb_seen_of(word, cgid))
+		return;
+	if (!m) {
+		for (m = memcg, up = word & ZSWB_SEEN_UP_MASK; m && up; up--)
+			m = parent_mem_cgroup(m);
+		/* Up to the root, by a wrong guess: that is naming none. */
+		if (!m || !parent_mem_cgroup(m))
+			return;
+		limit = min(READ_ONCE(m->memory.max), READ_ONCE(m->memory.high));
+		/* What stock would hold charged. */
+		usage = page_counter_read(&m->memory) + zswb_seen_freed(s, word);
+		if (zswb_seen_age(word) >= ZSWB_SEEN_HOLD &&
+		    usage + MEMCG_CHARGE_BATCH < limit)
+			return;
+		run->target = m;
+	}
+	run->seen = s;
+	run->word = word;
+#endif
+}
+
+/* Add the pages @run freed to its memcg's sighting. */
+static void zswb_run_add(struct zswb_run *run)
+{
+#ifdef CONFIG_MEMCG
+	zswb_seen_add(run->seen, run->word, run->freed);
+	run->freed = 0;
 #endif
 }
 
 /*
  * zswap_wb_remove_folio() with the target for @folio's memcg, looked up
  * once per run of folios of one memcg: the lookup reads page counters
- * that every charge writes. @memcg and @target carry it from folio to
- * folio; start with *memcg NULL. A folio's memcg is stable while it is
- * locked, and one still charged keeps its ancestors.
+ * that every charge writes. @run carries it from folio to folio; start
+ * with it zeroed and end it with zswb_run_add(). A folio's memcg is
+ * stable while it is locked, and one still charged keeps its ancestors.
  */
-static bool zswb_remove(struct folio *folio, struct mem_cgroup **memcg,
-			struct mem_cgroup **target)
+static bool zswb_remove(struct folio *folio, struct zswb_run *run)
 {
-	if (!*memcg || folio_memcg(folio) != *memcg) {
-		*memcg = folio_memcg(folio);
-		*target = zswb_reclaim_target(folio);
+	if (!run->memcg || folio_memcg(folio) != run->memcg) {
+		zswb_run_add(run);
+		run->memcg = folio_memcg(folio);
+		zswb_reclaim_target(folio, run);
 	}
-	return zswap_wb_remove_folio(folio, *target);
+	if (!zswap_wb_remove_folio(folio, run->target))
+		return false;
+#ifdef CONFIG_MEMCG
+	if (run->seen)
+		run->freed += folio_nr_pages(folio);
+#endif
+	return true;
 }
 
 /*
@@ -488,6 +573,36 @@ static void zswb_putback_busy(struct folio *folio, int slot)
 }
 
 /*
+ * Add the pages of a synchronous free, @run's, to the sighting once
+ * ZSWB_SEEN_BATCH of them are pending on this CPU, or when the pending
+ * ones are of another sighting: the writer frees one folio at a time. A
+ * CPU's last few pages may never be added: a smaller count.
+ */
+static void zswb_pending_add(struct zswb_run *run)
+{
+#ifdef CONFIG_MEMCG
+	struct zswb_seen_pending *p;
+
+	if (!run->freed)
+		return;
+	p = get_cpu_ptr(&zswb_seen_pending);
+	if (p->seen != run->seen || p->word != run->word) {
+		zswb_seen_add(p->seen, p->word, p->pages);
+		p->seen = run->seen;
+		p->word = run->word;
+		p->pages = 0;
+	}
+	p->pages += run->freed;
+	if (p->pages >= ZSWB_SEEN_BATCH) {
+		zswb_seen_add(p->seen, p->word, p->pages);
+		p->pages = 0;
+	}
+	put_cpu_ptr(&zswb_seen_pending);
+	run->freed = 0;
+#endif
+}
+
+/*
  * Free @folio, ours with one reference, or put it back on the LRU. Called
  * by the writer (reclaim, or zswap_store() with another folio locked), so
  * it does not wait for the folio lock: a folio locked by someone else was
@@ -495,18 +610,19 @@ static void zswb_putback_busy(struct folio *folio, int slot)
  */
 static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed)
 {
-	struct mem_cgroup *memcg = NULL, *target = NULL;
+	struct zswb_run run = { 0 };
 
 	if (!folio_trylock(folio)) {
 		zswb_putback_busy(folio, slot);
 		return;
 	}
-	if (!zswb_remove(folio, &memcg, &target)) {
+	if (!zswb_remove(folio, &run)) {
 		zswb_putback_locked(folio, slot);
 		return;
 	}
+	zswb_pending_add(&run);
 	zswb_count(slot, freed);
-	if (!target)
+	if (!run.target)
 		zswb_count(slot, ZSWB_SHADOW_ROOT);
 	folio_unlock(folio);
 	folio_put(folio);
@@ -796,7 +912,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 {
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
-	struct mem_cgroup *memcg = NULL, *target = NULL;
+	struct zswb_run run = { 0 };
 	struct zswb_tally t = { 0 };
 	unsigned long taken = 0;
 
@@ -829,20 +945,23 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 			zswb_putback_busy(folio, slot);
 			continue;
 		}
-		if (!zswb_remove(folio, &memcg, &target)) {
+		if (!zswb_remove(folio, &run)) {
 			zswb_putback_locked(folio, slot);
 			continue;
 		}
 		folio_unlock(folio);
 		t.freed++;
-		t.shadow_root += !target;
+		t.shadow_root += !run.target;
 		if (!folio_batch_add(&fbatch, folio)) {
 			folios_put(&fbatch);
+			/* Their uncharge and the count together. */
+			zswb_run_add(&run);
 			if (may_block)
 				cond_resched();
 		}
 	}
 	folios_put(&fbatch);
+	zswb_run_add(&run);
 	zswb_tally_add(&t);
 	/* The last put after a kill releases zswb_live: see zswb_live_release(). */
 	if (taken)
