@@ -5,7 +5,10 @@
 # The workload with the prompt-free policy of the swap kind ($1: zram,
 # disk, nvme or file) on: zswap's written-back folios are freed as their
 # writes end instead of rotating, every one is accounted for (freed, or
-# raced and put back) and the data reads back intact.
+# raced and put back) and the data reads back intact. The memcg sits at
+# its limit the whole run, so the shadow entries of what is freed name it
+# as stock's limit reclaim would: at most 1% may name no memcg
+# (shadow_root).
 . "$(dirname "$0")/../lib.sh"
 
 kind=$1
@@ -33,4 +36,6 @@ check "pgrotated below 1% of zswpwb" "[ $((rot * 100)) -lt $wb ]" &&
 check "every writeback went through the backend" "[ $(wbstat written_back) -eq $wb ]" &&
 check "freed plus raced equals written back" "[ $((freed + $(wbstat raced))) -eq $(wbstat written_back) ]" &&
 check "no write error" "[ $(wbstat write_errors) -eq 0 ]" &&
+check "shadow entries name the memcg at its limit (shadow_root at most 1% of freed)" \
+	"[ $(wbstat shadow_root) -le $((freed / 100)) ]" &&
 check "nothing left in flight" "[ $(wbstat inflight) -eq 0 ] && [ $(wbstat queue_depth) -eq 0 ]"
