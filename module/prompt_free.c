@@ -307,7 +307,8 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
  * memcg does not evict another's fresh sighting), a few times a second
  * at most; @freed is added to once per batch a drain puts or run of one
  * memcg, or once per ZSWB_SEEN_BATCH pages a CPU frees synchronously, by
- * plain loads and stores: an add lost to a race makes the count smaller. Two memcgs alike in those
+ * plain loads and stores: an add lost to a race makes the count smaller,
+ * and one for a sighting since replaced is dropped. Two memcgs alike in those
  * id bits name another ancestor or the root, as a wrong guess would: the
  * steps are walked up from the folio's own memcg, never from a stored
  * pointer.
@@ -370,6 +371,9 @@ static void zswb_seen_note(struct zswb_sighting *s, u64 cgid, unsigned int up)
 		    zswb_seen_age(old) < ZSWB_SEEN_REFRESH :
 		    zswb_seen_age(old) < ZSWB_SEEN_HOLD))
 		return;
+	/* Another steps up in the same jiffy: the tag alone would keep the count. */
+	if (old && !zswb_seen_age(old))
+		WRITE_ONCE(s->freed, 0);
 	WRITE_ONCE(s->word, zswb_seen_word((u32)jiffies, cgid, up));
 }
 
@@ -382,23 +386,21 @@ static unsigned long zswb_seen_freed(struct zswb_sighting *s, u64 word)
 }
 
 /*
- * Add @pages freed since the sighting @word to @s, if it is still of that
- * memcg and the same steps up; to its count since a refresh, if it was
- * refreshed meanwhile: a batch at most that the new sighting had not seen.
+ * Add @pages freed since the sighting @word to @s if it is still that
+ * sighting; else they are dropped, as the one that replaced it read the
+ * usage after them. Returns the sighting's word now.
  */
-static void zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
+static u64 zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
 {
 	unsigned long freed;
-	u64 now;
+	u64 now = READ_ONCE(s->word);
 
-	if (!s || !pages)
-		return;
-	now = READ_ONCE(s->word);
-	if ((u32)now != (u32)word)
-		return;
-	freed = zswb_seen_freed(s, now);
+	if (now != word || !pages)
+		return now;
+	freed = zswb_seen_freed(s, word);
 	freed += min(pages, U32_MAX - freed);
-	WRITE_ONCE(s->freed, (now >> 32) << 32 | freed);
+	WRITE_ONCE(s->freed, (word >> 32) << 32 | freed);
+	return now;
 }
 #endif
 
@@ -439,7 +441,9 @@ struct zswb_run {
  * Frees that named the root are not counted: stock's global reclaim
  * would free those too. Where the memcg at its limit is an ancestor, the
  * frees of its other children are not counted, and the count lags the
- * uncharges by a batch per CPU: a smaller sum. So for ZSWB_SEEN_HOLD
+ * uncharges by a batch per CPU: mostly a smaller sum (the pages of a run
+ * that ends within a drain's batch are added before the batch is put).
+ * So for ZSWB_SEEN_HOLD
  * after the sighting the memcg is the target whatever the sum: stock's
  * usage itself hovers below the limit between its reclaims, by what one
  * frees beyond the charge that failed.
@@ -494,11 +498,21 @@ static void zswb_reclaim_target(struct folio *folio, struct zswb_run *run)
 #endif
 }
 
-/* Add the pages @run freed to its memcg's sighting. */
+/*
+ * Add the pages @run freed to its memcg's sighting. If the sighting was
+ * refreshed meanwhile (the same memcg and steps up), they are dropped and
+ * the run's next pages go to the new one.
+ */
 static void zswb_run_add(struct zswb_run *run)
 {
 #ifdef CONFIG_MEMCG
-	zswb_seen_add(run->seen, run->word, run->freed);
+	u64 now;
+
+	if (!run->seen)
+		return;
+	now = zswb_seen_add(run->seen, run->word, run->freed);
+	if (now != run->word && (u32)now == (u32)run->word)
+		run->word = now;
 	run->freed = 0;
 #endif
 }
@@ -575,8 +589,9 @@ static void zswb_putback_busy(struct folio *folio, int slot)
 /*
  * Add the pages of a synchronous free, @run's, to the sighting once
  * ZSWB_SEEN_BATCH of them are pending on this CPU, or when the pending
- * ones are of another sighting: the writer frees one folio at a time. A
- * CPU's last few pages may never be added: a smaller count.
+ * ones are of another sighting: the writer frees one folio at a time.
+ * Pending pages of a sighting since replaced are dropped, and a CPU's
+ * last few may never be added: a smaller count.
  */
 static void zswb_pending_add(struct zswb_run *run)
 {
@@ -587,7 +602,8 @@ static void zswb_pending_add(struct zswb_run *run)
 		return;
 	p = get_cpu_ptr(&zswb_seen_pending);
 	if (p->seen != run->seen || p->word != run->word) {
-		zswb_seen_add(p->seen, p->word, p->pages);
+		if (p->seen)
+			zswb_seen_add(p->seen, p->word, p->pages);
 		p->seen = run->seen;
 		p->word = run->word;
 		p->pages = 0;
@@ -620,12 +636,13 @@ static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed
 		zswb_putback_locked(folio, slot);
 		return;
 	}
-	zswb_pending_add(&run);
 	zswb_count(slot, freed);
 	if (!run.target)
 		zswb_count(slot, ZSWB_SHADOW_ROOT);
 	folio_unlock(folio);
 	folio_put(folio);
+	/* After its uncharge. */
+	zswb_pending_add(&run);
 }
 
 static void zswb_drain(struct zswb_pcp *pcp, bool may_block);
@@ -954,7 +971,10 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 		t.shadow_root += !run.target;
 		if (!folio_batch_add(&fbatch, folio)) {
 			folios_put(&fbatch);
-			/* Their uncharge and the count together. */
+			/*
+			 * After their uncharge; the pages of a run that ended
+			 * within the batch were added before it.
+			 */
 			zswb_run_add(&run);
 			if (may_block)
 				cond_resched();
