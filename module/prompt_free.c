@@ -299,8 +299,8 @@ static enum zswb_stat_item zswb_putback_reason(struct folio *folio)
  * reused). @word: when (jiffies, the low 32 bits), that id's low
  * ZSWB_SEEN_ID_BITS and how many steps up from that memcg the one at its
  * limit was. @freed: in the low 32 bits, the pages the module freed of
- * that memcg since, naming the one at its limit; in the high 32, the
- * sighting's when (a count of another sighting is none). Shared by all
+ * that memcg since, naming the one at its limit; in the high 32, a tag of
+ * the sighting's word (a count of another sighting is none). Shared by all
  * CPUs, as the writer sees the limit and the work item of the CPU where
  * the write ended frees the folio. @word is rewritten only when it is
  * ZSWB_SEEN_REFRESH old or, for another memcg, ZSWB_SEEN_HOLD old (one
@@ -371,10 +371,13 @@ static void zswb_seen_note(struct zswb_sighting *s, u64 cgid, unsigned int up)
 		    zswb_seen_age(old) < ZSWB_SEEN_REFRESH :
 		    zswb_seen_age(old) < ZSWB_SEEN_HOLD))
 		return;
-	/* Another steps up in the same jiffy: the tag alone would keep the count. */
-	if (old && !zswb_seen_age(old))
-		WRITE_ONCE(s->freed, 0);
 	WRITE_ONCE(s->word, zswb_seen_word((u32)jiffies, cgid, up));
+}
+
+/* The tag of a count: any rewrite of the word changes it. */
+static u32 zswb_seen_tag(u64 word)
+{
+	return (u32)(word >> 32) ^ (u32)word;
 }
 
 /* The pages freed since the sighting @word of @s. */
@@ -382,7 +385,7 @@ static unsigned long zswb_seen_freed(struct zswb_sighting *s, u64 word)
 {
 	u64 freed = READ_ONCE(s->freed);
 
-	return freed >> 32 == word >> 32 ? (u32)freed : 0;
+	return freed >> 32 == zswb_seen_tag(word) ? (u32)freed : 0;
 }
 
 /*
@@ -399,7 +402,7 @@ static u64 zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
 		return now;
 	freed = zswb_seen_freed(s, word);
 	freed += min(pages, U32_MAX - freed);
-	WRITE_ONCE(s->freed, (word >> 32) << 32 | freed);
+	WRITE_ONCE(s->freed, (u64)zswb_seen_tag(word) << 32 | freed);
 	return now;
 }
 #endif
