@@ -328,12 +328,16 @@ ra_teardown() {
 # swapin_window POLICY MODE: swapinrace's 16 MiB pushed to zswap, written
 # back to a suspended device-mapper device (writes held), the device let
 # go; then, with zswb_holdfree holding the free work item back when
-# POLICY is async, the region is swapped in by MODE (swapinrace.c) while
-# its folios wait to be freed. Sets sw_queued (folios queued when the
-# swapin began), sw_left (swap slots still charged to the memcg after the
-# swapin, in pages), sw_cached (its memory.stat swapcached, pages),
-# sw_copied (pages copied after a fork), sw_raced, sw_werr (the module's
-# counters) and sw_rc (swapinrace's status).
+# POLICY is async, the region is swapped in by MODE (swapinrace.c: 16
+# threads at once, a slice each) while its folios wait to be freed. Sets
+# sw_queued (folios queued when the swapin began), sw_left (swap slots
+# still charged to the memcg after the swapin, in pages), sw_cached (its
+# memory.stat swapcached, pages), sw_wait (the longest write to the
+# slices' first pages, the faults that meet the queued folios, in ms),
+# sw_first_cached (those first pages still in the swap cache after their
+# write fault), sw_copied and sw_first_copied (pages copied after a fork:
+# all, and of the first pages), sw_raced, sw_werr (the module's counters)
+# and sw_rc (swapinrace's status).
 swapin_window() {
 	local pol=$1 mode=$2 dm job pid w wb0
 	dm=$(dmctl create zswbsw /dev/vda) || return 1
@@ -379,6 +383,10 @@ swapin_window() {
 	wait $job
 	sw_rc=$?
 	sw_copied=$(awk '$1 == "copied" { print $2 }' /tmp/swapinrace.out)
+	sw_first_copied=$(awk '$1 == "first_copied" { print $2 }' /tmp/swapinrace.out)
+	sw_first_cached=$(awk '$1 == "first_cached" { print $2 }' /tmp/swapinrace.out)
+	sw_wait=$(awk '$1 == "first" { printf "%d", $3 * 1000 }' /tmp/swapinrace.out)
+	: "${sw_first_cached:=-1}" "${sw_wait:=0}"
 	[ "$pol" = async ] && rmmod zswb_holdfree
 	msg "$pol/$mode: $(tr '\n' ' ' < /tmp/swapinrace.out); queued $sw_queued; left $sw_left cached $sw_cached pages"
 	msg_stats

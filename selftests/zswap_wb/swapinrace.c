@@ -4,26 +4,40 @@
  *
  *   swapinrace MIB write|writefork|procmem
  *
- * Maps MIB of anonymous memory, fills every word with a value of its own
- * (not zero, so that zswap stores it), prints "ready" and stops itself
+ * Locks its own memory (mlockall(MCL_CURRENT)), so that only the region
+ * goes to swap: a written-back page of its own stack or data would stop
+ * it at its first instruction after SIGCONT, waiting for that folio, and
+ * the region's folios would all be freed before it reached them. Maps MIB
+ * of anonymous memory, fills every word with a value of its own (not
+ * zero, so that zswap stores it), prints "ready" and stops itself
  * (SIGSTOP). The test pushes the region to zswap and writes it back
- * meanwhile, then continues it (SIGCONT). Then, by MODE:
+ * meanwhile, then continues it (SIGCONT). Then THREADS threads, each on a
+ * slice of the region of its own, all at once, by MODE:
  *
- *   write      writes the first word of every page (a write fault) and
- *              checks every word;
- *   writefork  the same, then forks a child that exits at once and writes
- *              every page again: a page whose frame changed (pagemap) was
- *              copied;
- *   procmem    writes the first word of every page through /proc/self/mem
- *              (a write through get_user_pages(), which dirties the folio
- *              as it unpins it) and checks every word.
+ *   write      write the first word of every page of the slice (a write
+ *              fault), the slice's first page first; the whole region is
+ *              then checked;
+ *   writefork  the same, then a fork of a child that exits at once, and
+ *              every page written again: a page whose frame changed
+ *              (pagemap) was copied;
+ *   procmem    the same writes through /proc/self/mem (a write through
+ *              get_user_pages(), which dirties the folio as it unpins
+ *              it), then the check.
  *
- * Prints "touched N S s", "mismatches N" and, for writefork, "copied N",
- * then stops itself again with the region mapped, so that the test can
- * read the memcg's swap and the folios' fate; continued, it unmaps the
- * region and exits, 0 only if no word mismatched.
+ * The first pages of the slices are the ones whose faults come first,
+ * all at once: while the folios wait to be freed, those are the faults
+ * that find them. Prints "touched N S s", "first N W s" (the first pages
+ * and the longest any of their writes took), "first_cached N" (first
+ * pages still in the swap cache after the write, from /proc/kpageflags),
+ * for writefork "copied N" and "first_copied N" (of the whole region and
+ * of the first pages), and "mismatches N"; then stops itself again with
+ * the region mapped, so that the test can read the memcg's swap and the
+ * folios' fate; continued, it unmaps the region and exits, 0 only if no
+ * word mismatched.
  */
 #include <fcntl.h>
+#include <linux/kernel-page-flags.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +50,19 @@
 
 #define PAGE 4096UL
 #define WORDS (PAGE / sizeof(uint64_t))
+#define THREADS 16
+
+static uint64_t *buf;
+static unsigned long pages;
+static int procmem, memfd = -1;
+
+struct slice {
+	pthread_t thread;
+	unsigned long first, end;
+	int pass;
+	double wait;	/* the first page's write, s */
+	int err;
+};
 
 static uint64_t value(unsigned long page, unsigned long word, int pass)
 {
@@ -50,8 +77,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The page frame numbers of the region, from /proc/self/pagemap. */
-static int frames(uint64_t *buf, unsigned long pages, uint64_t *pfn)
+/* The frame of page @i of the region (/proc/self/pagemap), 0 if none. */
+static uint64_t frame(int fd, unsigned long i)
+{
+	uint64_t e;
+	off_t off = (uintptr_t)((char *)buf + i * PAGE) / PAGE * 8;
+
+	if (pread(fd, &e, 8, off) != 8)
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
+/* The frames of the region into @pfn. */
+static int frames(uint64_t *pfn)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 	unsigned long i;
@@ -60,22 +98,94 @@ static int frames(uint64_t *buf, unsigned long pages, uint64_t *pfn)
 		perror("swapinrace: pagemap");
 		return -1;
 	}
-	for (i = 0; i < pages; i++) {
-		uint64_t e;
-		off_t off = (uintptr_t)((char *)buf + i * PAGE) / PAGE * 8;
-
-		if (pread(fd, &e, 8, off) != 8) {
-			perror("swapinrace: pagemap read");
-			close(fd);
-			return -1;
-		}
-		pfn[i] = e & ((1ULL << 55) - 1);
-	}
+	for (i = 0; i < pages; i++)
+		pfn[i] = frame(fd, i);
 	close(fd);
 	return 0;
 }
 
-static unsigned long check(uint64_t *buf, unsigned long pages, int pass)
+/* How many of @sl's first pages are in the swap cache (/proc/kpageflags). */
+static int first_cached(const struct slice *sl)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int kf = open("/proc/kpageflags", O_RDONLY);
+	int i, n = 0;
+
+	if (pm < 0 || kf < 0) {
+		perror("swapinrace: pagemap or kpageflags");
+		n = -1;
+		goto out;
+	}
+	for (i = 0; i < THREADS; i++) {
+		uint64_t pfn = frame(pm, sl[i].first), flags;
+
+		if (!pfn || pread(kf, &flags, 8, pfn * 8) != 8) {
+			fprintf(stderr, "swapinrace: no frame or flags for page %lu\n",
+				sl[i].first);
+			n = -1;
+			goto out;
+		}
+		n += !!(flags & 1ULL << KPF_SWAPCACHE);
+	}
+out:
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return n;
+}
+
+static int write_page(unsigned long i, int pass)
+{
+	uint64_t v = value(i, 0, pass);
+
+	if (!procmem) {
+		buf[i * WORDS] = v;
+		return 0;
+	}
+	if (pwrite(memfd, &v, 8, (uintptr_t)(buf + i * WORDS)) != 8) {
+		perror("swapinrace: write to /proc/self/mem");
+		return -1;
+	}
+	return 0;
+}
+
+static void *write_slice(void *arg)
+{
+	struct slice *s = arg;
+	double t = now();
+	unsigned long i;
+
+	s->err = write_page(s->first, s->pass);
+	s->wait = now() - t;
+	for (i = s->first + 1; !s->err && i < s->end; i++)
+		s->err = write_page(i, s->pass);
+	return NULL;
+}
+
+/* Write pass @pass over the region, a slice per thread, all at once. */
+static int write_all(struct slice *sl, int pass)
+{
+	int i, err = 0;
+
+	for (i = 0; i < THREADS; i++) {
+		sl[i].first = pages * i / THREADS;
+		sl[i].end = pages * (i + 1) / THREADS;
+		sl[i].pass = pass;
+		sl[i].err = 0;
+		if (pthread_create(&sl[i].thread, NULL, write_slice, &sl[i])) {
+			fprintf(stderr, "swapinrace: pthread_create failed\n");
+			return -1;
+		}
+	}
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(sl[i].thread, NULL);
+		err |= sl[i].err;
+	}
+	return err;
+}
+
+static unsigned long check(int pass)
 {
 	unsigned long i, j, bad = 0;
 
@@ -88,10 +198,11 @@ static unsigned long check(uint64_t *buf, unsigned long pages, int pass)
 
 int main(int argc, char **argv)
 {
-	unsigned long pages, i, bad, copied = 0;
-	uint64_t *buf, *pfn = NULL;
-	int procmem, fork_too, fd = -1;
-	double t;
+	struct slice sl[THREADS];
+	unsigned long i, bad, copied = 0, first_copied = 0;
+	uint64_t *pfn = NULL;
+	int fork_too, cached, k;
+	double t, wait = 0;
 
 	if (argc != 3 || atoi(argv[1]) <= 0 || (strcmp(argv[2], "write") &&
 	    strcmp(argv[2], "writefork") && strcmp(argv[2], "procmem"))) {
@@ -101,6 +212,24 @@ int main(int argc, char **argv)
 	procmem = !strcmp(argv[2], "procmem");
 	fork_too = !strcmp(argv[2], "writefork");
 	pages = (unsigned long)atoi(argv[1]) << 20 >> 12;
+	if (procmem) {
+		memfd = open("/proc/self/mem", O_RDWR);
+		if (memfd < 0) {
+			perror("swapinrace: /proc/self/mem");
+			return 2;
+		}
+	} else if (fork_too) {
+		pfn = calloc(2 * pages, sizeof(*pfn));
+		if (!pfn)
+			return 2;
+	}
+	/* What is mapped now stays: only the region, mapped after it, swaps. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("swapinrace: %lu pages, %d threads\n", pages, THREADS);
+	if (mlockall(MCL_CURRENT)) {
+		perror("swapinrace: mlockall");
+		return 2;
+	}
 	buf = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {
@@ -110,38 +239,26 @@ int main(int argc, char **argv)
 	madvise(buf, pages * PAGE, MADV_NOHUGEPAGE);
 	for (i = 0; i < pages * WORDS; i++)
 		buf[i] = value(i / WORDS, i % WORDS, 0);
-	if (procmem) {
-		fd = open("/proc/self/mem", O_RDWR);
-		if (fd < 0) {
-			perror("swapinrace: /proc/self/mem");
-			return 2;
-		}
-	} else if (fork_too) {
-		pfn = calloc(2 * pages, sizeof(*pfn));
-		if (!pfn)
-			return 2;
-	}
 	printf("ready\n");
-	fflush(stdout);
 	raise(SIGSTOP);
 
 	t = now();
-	for (i = 0; i < pages; i++) {
-		uint64_t v = value(i, 0, 1);
-
-		if (!procmem) {
-			buf[i * WORDS] = v;
-		} else if (pwrite(fd, &v, 8, (uintptr_t)(buf + i * WORDS)) != 8) {
-			perror("swapinrace: write to /proc/self/mem");
-			return 2;
-		}
-	}
+	if (write_all(sl, 1))
+		return 2;
 	printf("touched %lu %.3f s\n", pages, now() - t);
-	bad = check(buf, pages, 1);
+	for (k = 0; k < THREADS; k++)
+		if (sl[k].wait > wait)
+			wait = sl[k].wait;
+	printf("first %d %.3f s\n", THREADS, wait);
+	cached = first_cached(sl);
+	if (cached < 0)
+		return 2;
+	printf("first_cached %d\n", cached);
+	bad = check(1);
 	if (fork_too) {
 		pid_t pid;
 
-		if (frames(buf, pages, pfn))
+		if (frames(pfn))
 			return 2;
 		pid = fork();
 		if (pid < 0) {
@@ -151,18 +268,19 @@ int main(int argc, char **argv)
 		if (!pid)
 			_exit(0);
 		waitpid(pid, NULL, 0);
-		for (i = 0; i < pages; i++)
-			buf[i * WORDS] = value(i, 0, 2);
-		bad += check(buf, pages, 2);
-		if (frames(buf, pages, pfn + pages))
+		if (write_all(sl, 2))
+			return 2;
+		bad += check(2);
+		if (frames(pfn + pages))
 			return 2;
 		for (i = 0; i < pages; i++)
-			if (pfn[i] != pfn[pages + i])
-				copied++;
+			copied += pfn[i] != pfn[pages + i];
+		for (k = 0; k < THREADS; k++)
+			first_copied += pfn[sl[k].first] != pfn[pages + sl[k].first];
 		printf("copied %lu\n", copied);
+		printf("first_copied %lu\n", first_copied);
 	}
 	printf("mismatches %lu\n", bad);
-	fflush(stdout);
 	raise(SIGSTOP);
 	munmap(buf, pages * PAGE);
 	return bad ? 1 : 0;
