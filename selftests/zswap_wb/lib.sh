@@ -386,7 +386,7 @@ swapin_window() {
 	sw_first_copied=$(awk '$1 == "first_copied" { print $2 }' /tmp/swapinrace.out)
 	sw_first_cached=$(awk '$1 == "first_cached" { print $2 }' /tmp/swapinrace.out)
 	sw_wait=$(awk '$1 == "first" { printf "%d", $3 * 1000 }' /tmp/swapinrace.out)
-	: "${sw_first_cached:=-1}" "${sw_wait:=0}"
+	: "${sw_first_cached:=-1}" "${sw_first_copied:=-1}" "${sw_wait:=0}"
 	[ "$pol" = async ] && rmmod zswb_holdfree
 	msg "$pol/$mode: $(tr '\n' ' ' < /tmp/swapinrace.out); queued $sw_queued; left $sw_left cached $sw_cached pages"
 	msg_stats

@@ -12,7 +12,9 @@
  * zero, so that zswap stores it), prints "ready" and stops itself
  * (SIGSTOP). The test pushes the region to zswap and writes it back
  * meanwhile, then continues it (SIGCONT). Then THREADS threads, each on a
- * slice of the region of its own, all at once, by MODE:
+ * slice of the region of its own, all at once (through /proc/self/mem,
+ * a thread's get_user_pages() waits for a folio holding mmap_lock, and
+ * the creation of the next thread waits for that), by MODE:
  *
  *   write      write the first word of every page of the slice (a write
  *              fault), the slice's first page first; the whole region is
@@ -77,18 +79,29 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The frame of page @i of the region (/proc/self/pagemap), 0 if none. */
+/*
+ * The frame of page @i of the region (/proc/self/pagemap), 0 if it is not
+ * present or cannot be read (the frame bits of a swapped page are its
+ * swap entry). A page being migrated (the host load compacts) is not
+ * present for a moment: asked again for up to a second.
+ */
 static uint64_t frame(int fd, unsigned long i)
 {
-	uint64_t e;
 	off_t off = (uintptr_t)((char *)buf + i * PAGE) / PAGE * 8;
+	uint64_t e;
+	int try;
 
-	if (pread(fd, &e, 8, off) != 8)
-		return 0;
-	return e & ((1ULL << 55) - 1);
+	for (try = 0; try < 1000; try++) {
+		if (pread(fd, &e, 8, off) != 8)
+			return 0;
+		if (e >> 63)
+			return e & ((1ULL << 55) - 1);
+		usleep(1000);
+	}
+	return 0;
 }
 
-/* The frames of the region into @pfn. */
+/* The frames of the region into @pfn; fails if one is not there. */
 static int frames(uint64_t *pfn)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY);
@@ -98,8 +111,14 @@ static int frames(uint64_t *pfn)
 		perror("swapinrace: pagemap");
 		return -1;
 	}
-	for (i = 0; i < pages; i++)
+	for (i = 0; i < pages; i++) {
 		pfn[i] = frame(fd, i);
+		if (!pfn[i]) {
+			fprintf(stderr, "swapinrace: no frame for page %lu\n", i);
+			close(fd);
+			return -1;
+		}
+	}
 	close(fd);
 	return 0;
 }

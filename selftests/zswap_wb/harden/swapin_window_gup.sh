@@ -10,7 +10,8 @@
 # come from 16 threads at once (swapinrace.c), whose first ones meet
 # queued folios and wait for the free: fewer of them get as far as a
 # queued folio than with write faults, as get_user_pages() waits for the
-# folio lock holding mmap_lock, and the threads behind it wait for that.
+# folio lock holding mmap_lock, and the creation of the next thread (its
+# stack's mmap) and the other threads' faults wait for that.
 . "$(dirname "$0")/../lib.sh"
 
 need_module || exit 1
