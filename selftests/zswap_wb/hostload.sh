@@ -7,8 +7,8 @@
 # page that zswap_wb leaves wrong is read by the kernel itself.
 #
 #   - /proc/kpageflags, kpagecount and kpagecgroup read a quarter at a
-#     time every 2 s, all of memory every 8 s (kpageread, one process: no
-#     fork a round): page_folio() and the flag tests on every pfn
+#     time, 2 s apart, all of memory in 4 rounds (kpageread, one process:
+#     no fork a round): page_folio() and the flag tests on every pfn
 #     (stable_page_flags()). ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=M (below;
 #     default 4 times the SLOW factor N) reads the next Mth of every file
 #     a round instead, all of it in M rounds;
@@ -28,13 +28,14 @@
 #     faulted, collapsed, split by copy on write, freed, twice a second.
 #
 # Under TCG the guest's vCPUs share one host thread: what the load runs is
-# taken from the test's workload. Sized so that the VM groups take 1.1 to
-# 1.3 times as long as without it (Documentation/running.rst).
+# taken from the test's workload. Sized so that the VM groups took 1.1 to
+# 1.3 times as long as without it with the page-flag files read whole
+# (Documentation/running.rst); read in quarters they cost less than half.
 #
 # ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) lightens
 # the load for a slower kernel: each round of the page-flag files reads
-# the next Nth of them unless ZSWB_TEST_HOSTLOAD_KPAGE_SLICES says
-# otherwise (2 s apart, as at N=1: the whole of memory in N rounds),
+# the next 4Nth of them unless ZSWB_TEST_HOSTLOAD_KPAGE_SLICES says
+# otherwise (2 s apart, as at N=1: the whole of memory in 4N rounds),
 # compact_memory and the tenant's rounds are N times further
 # apart, DAMON's sampling and aggregation intervals N times longer;
 # khugepaged and kcompactd's proactiveness are as at N=1. Measured under
