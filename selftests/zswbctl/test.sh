@@ -20,9 +20,10 @@ tool=$top/tools/zswbctl
 # shellcheck source=../../tools/kernel/common.sh
 . "$top/tools/kernel/common.sh"
 # The build, the Prometheus text parser (Debian's python3, not whatever
-# python3 comes first in PATH), the man page linters, chattr and setpriv.
-zswb_need gcc libc6-dev make python3 python3-prometheus-client groff-base man-db \
-	e2fsprogs util-linux
+# python3 comes first in PATH) and promtool, the man page linters, chattr
+# and setpriv.
+zswb_need gcc libc6-dev make python3 python3-prometheus-client prometheus groff-base \
+	man-db e2fsprogs util-linux
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 immutable=()
