@@ -22,28 +22,28 @@
 
 need_module || exit 1
 swapin_window stock write || exit 1
-s_left=$sw_left s_cached=$sw_cached s_first=$sw_first_cached
+s_left=$sw_left s_cached=$sw_cached s_first_cached=$sw_first_cached
 check "stock: data intact" "[ $sw_rc -eq 0 ]" || exit 1
 swapin_window async write || exit 1
 msg "swap left: stock $s_left, async_free $sw_left pages; swap cache: stock $s_cached, async_free $sw_cached"
-msg "first faults: waited up to $sw_wait ms, raced $sw_raced; first pages in the swap cache after the write: stock $s_first, async_free $sw_first_cached of 16"
+msg "first faults: waited up to $sw_wait ms, raced $sw_raced; first pages in the swap cache after the write: stock $s_first_cached, async_free $sw_first_cached of 16"
 check "async_free: data intact" "[ $sw_rc -eq 0 ]" &&
 check "the whole region queued when the swapin began (15/16 of it or more)" "[ $sw_queued -ge 3840 ]" &&
 check "first pages left in the swap cache as stock" \
-	"[ $sw_first_cached -ge 0 ] && [ $sw_first_cached -le $s_first ]" &&
+	"[ $sw_first_cached -ge 0 ] && [ $sw_first_cached -le $s_first_cached ]" &&
 check "swap slots left as stock (within 256 pages, 1/16 of the region)" "[ $sw_left -le $((s_left + 256)) ]" &&
 check "swap cache left as stock (within 256 pages)" "[ $sw_cached -le $((s_cached + 256)) ]" &&
 check "the first faults met queued folios: waited 1 s or more, 8 or more raced" \
 	"[ $sw_wait -ge 1000 ] && [ $sw_raced -ge 8 ]" || exit 1
 swapin_window stock writefork || exit 1
-s_copied=$sw_copied s_first=$sw_first_copied
+s_copied=$sw_copied s_first_copied=$sw_first_copied
 check "stock: data intact after the fork" "[ $sw_rc -eq 0 ]" || exit 1
 swapin_window async writefork || exit 1
-msg "copied after a fork: stock $s_copied, async_free $sw_copied pages; of the first pages: stock $s_first, async_free $sw_first_copied"
+msg "copied after a fork: stock $s_copied, async_free $sw_copied pages; of the first pages: stock $s_first_copied, async_free $sw_first_copied"
 check "async_free: data intact after the fork" "[ $sw_rc -eq 0 ]" &&
 check "the whole region queued when the swapin began (15/16 of it or more)" "[ $sw_queued -ge 3840 ]" &&
 check "the first faults met queued folios (8 or more raced)" "[ $sw_raced -ge 8 ]" &&
 check "no more first pages copied after a fork than stock" \
-	"[ $sw_first_copied -ge 0 ] && [ $sw_first_copied -le $s_first ]" &&
+	"[ $sw_first_copied -ge 0 ] && [ $sw_first_copied -le $s_first_copied ]" &&
 check "every folio written back was freed or put back" \
 	"[ $(wbstat inflight) -eq 0 ] && [ $(wb_resolved) -eq $(wbstat written_back) ]"
