@@ -11,15 +11,20 @@
  * is lost: once hold is 0, the next run frees the list. (The writer's own
  * frees are not held: a test holds the work item when nothing writes back.)
  *
- * The return is the one bpf_override_return() makes: the probe sets the
- * instruction pointer to an empty function, whose return goes back to the
- * work item's caller with the stack as it was on entry. x86-64 only, as
- * the test VM.
+ * The probe handler runs in the breakpoint's exception on the debug kernel,
+ * where lockdep counts a lock taken as taken in NMI context, and in
+ * ftrace's handler with preemption off on the test kernel: it takes no
+ * lock. It sets the instruction pointer to holdfree_requeue(), with the
+ * registers and the stack as they were on the work item's entry, as
+ * bpf_override_return() does: that function runs in the worker's own
+ * context with the work item as its argument, queues it again, and
+ * returns to the work item's caller. x86-64 only, as the test VM.
  */
 #include <linux/atomic.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
@@ -41,28 +46,33 @@ static const struct kernel_param_ops holdfree_count_ops = {
 module_param_cb(held, &holdfree_count_ops, &held, 0400);
 MODULE_PARM_DESC(held, "runs of the free work item held back so far");
 
-/* Where a held run "returns" from: an empty function. */
-static noinline void holdfree_return(void)
+/*
+ * What a held run of zswb_free_workfn(work) runs instead, in the worker:
+ * a work item may queue itself again from its own function. dwork->cpu and
+ * dwork->wq are those of its last queueing: zswap_wb queues it with a
+ * delay (ZSWB_FREE_DELAY), which is what sets them.
+ */
+static noinline void holdfree_requeue(struct work_struct *work)
 {
-	barrier();
+	struct delayed_work *dwork = to_delayed_work(work);
+
+	queue_delayed_work_on(dwork->cpu, dwork->wq, dwork, msecs_to_jiffies(10));
 }
 
 static int holdfree_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	/* zswb_free_workfn(struct work_struct *work) */
-	struct work_struct *work = (struct work_struct *)regs_get_kernel_argument(regs, 0);
-	struct delayed_work *dwork = to_delayed_work(work);
-
 	if (!READ_ONCE(hold))
 		return 0;
 	atomic_long_inc(&held);
-	/* A work item may queue itself again from its own function. */
-	queue_delayed_work_on(dwork->cpu, dwork->wq, dwork, msecs_to_jiffies(10));
-	instruction_pointer_set(regs, (unsigned long)holdfree_return);
+	instruction_pointer_set(regs, (unsigned long)holdfree_requeue);
 	return 1;
 }
 
-/* A post handler makes the probe an IP-modifying one (kprobe_ipmodify_ops). */
+/*
+ * A post handler makes the probe an IP-modifying one on ftrace
+ * (kprobe_ipmodify_ops) and keeps a breakpoint probe from being optimized
+ * into a jump, which would not follow the changed instruction pointer.
+ */
 static void holdfree_post(struct kprobe *p, struct pt_regs *regs,
 			  unsigned long flags)
 {
@@ -87,6 +97,12 @@ static int __init holdfree_init(void)
 static void __exit holdfree_exit(void)
 {
 	unregister_kprobe(&holdfree_kp);
+	/*
+	 * unregister_kprobe() waits for the handlers, not for a worker sent
+	 * into holdfree_requeue(): a task RCU grace period does, every task
+	 * having switched voluntarily since.
+	 */
+	synchronize_rcu_tasks();
 }
 
 module_init(holdfree_init);
