@@ -13,7 +13,8 @@
 # monitor) to print its blocked tasks and every CPU's backtrace on the
 # console; a console that shows a kernel BUG, WARNING, KASAN report, hung
 # task, lockdep splat or panic fails the run (99) whatever the script
-# returned.
+# returned (tools/vm/console_check.sh, with the WARNs a fault-injection
+# test may provoke).
 #
 # Options:
 #   --mem MiB        guest RAM, split between the nodes (default 2048)
@@ -295,10 +296,12 @@ echo "run.sh: $kver, accel $acc${icount:+ icount $icount}, ${mem} MiB, timeout $
 status=0
 boot "$acc" "$timeout" "$work/console.log" || status=$?
 [ -n "$log" ] && cp "$work/console.log" "$log"
-bad='Kernel panic|BUG:|WARNING:|KASAN:|UBSAN:|Bad page|possible circular locking|inconsistent lock state|sleeping function called from invalid context|list_add corruption|list_del corruption|refcount_t:|blocked for more than|workqueue lockup|general protection fault|Oops:'
-if grep -Eq "$bad" "$work/console.log"; then
+# The console's kernel problems (console_check.sh, which also says which
+# WARNs a fault-injection test may provoke) fail the run.
+if ! problems=$(bash "$(dirname "$0")/console_check.sh" "$work/console.log" \
+		"$ZSWB_SRC/kernel/jump_label.c"); then
 	echo "run.sh: the kernel reported a problem:" >&2
-	grep -E "$bad" "$work/console.log" | head -20 >&2
+	printf '%s\n' "$problems" | head -20 >&2
 	[ "$status" = 0 ] && status=99
 fi
 exit "$status"
