@@ -13,7 +13,9 @@
 #     default 4 times the SLOW factor N) reads the next Mth of every file
 #     a round instead, all of it in M rounds;
 #   - compaction: /proc/sys/vm/compact_memory written every 3 s, and
-#     kcompactd proactive (compaction_proactiveness=50);
+#     kcompactd proactive (compaction_proactiveness=50); a test that
+#     reads page frames across a window holds both off for it
+#     (hostload_hold_compaction);
 #   - THP collapse: khugepaged scanning every second, madvise mode (the
 #     tests' own workloads are MADV_NOHUGEPAGE), and MADV_COLLAPSE;
 #   - DAMON on the physical address space (paddr ops, a "stat" scheme over
@@ -113,8 +115,42 @@ hostload_kpage_blocks() {
 		sort -n | tail -1
 }
 
+# hostload_compact: one compaction, unless a test holds compaction off
+# (hostload_hold_compaction): busy is marked before hold is looked at, so
+# the test, which marks hold before it waits for busy to go, never runs
+# beside one.
 hostload_compact() {
-	echo 1 > /proc/sys/vm/compact_memory
+	local rc=1
+	: > $HOSTLOAD_DIR/compact.busy
+	if [ ! -e $HOSTLOAD_DIR/compact.hold ]; then
+		echo 1 > /proc/sys/vm/compact_memory
+		rc=0
+	fi
+	rm -f $HOSTLOAD_DIR/compact.busy
+	return $rc
+}
+
+# hostload_hold_compaction, hostload_release_compaction: the load's
+# compaction (its compact_memory loop and kcompactd's proactive runs)
+# held off while a test reads page frames across a window, where a page
+# migrated would look like a page copied; nothing without the load.
+# Other migrations (a THP allocation's compaction) still happen: such a
+# test also counts pgmigrate_success.
+hostload_hold_compaction() {
+	local w=0
+	[ -d $HOSTLOAD_DIR ] && [ ! -e $HOSTLOAD_DIR/compact.hold ] || return 0
+	: > $HOSTLOAD_DIR/compact.hold
+	cat /proc/sys/vm/compaction_proactiveness > $HOSTLOAD_DIR/compact.held
+	echo 0 > /proc/sys/vm/compaction_proactiveness
+	while [ -e $HOSTLOAD_DIR/compact.busy ] && [ $w -lt 1200 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+}
+hostload_release_compaction() {
+	[ -e $HOSTLOAD_DIR/compact.hold ] || return 0
+	cat $HOSTLOAD_DIR/compact.held > /proc/sys/vm/compaction_proactiveness
+	rm -f $HOSTLOAD_DIR/compact.hold $HOSTLOAD_DIR/compact.held
 }
 
 hostload_page_owner() {

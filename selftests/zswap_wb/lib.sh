@@ -336,7 +336,8 @@ ra_teardown() {
 # slices' first pages, the faults that meet the queued folios, in ms),
 # sw_first_cached (those first pages still in the swap cache after their
 # write fault), sw_copied and sw_first_copied (pages copied after a fork:
-# all, and of the first pages), sw_raced, sw_werr (the module's counters)
+# all, and of the first pages), sw_fork_migrated (pages migrated in the
+# system meanwhile), sw_raced, sw_werr (the module's counters)
 # and sw_rc (swapinrace's status).
 swapin_window() {
 	local pol=$1 mode=$2 dm job pid w wb0
@@ -366,11 +367,13 @@ swapin_window() {
 		w=$((w + 1))
 	done
 	sw_queued=$(wbstat queue_depth)
+	[ "$mode" = writefork ] && hostload_hold_compaction
 	kill -CONT $pid
 	# Long enough for the swapin of every page when nothing waits.
 	sleep 3
 	[ "$pol" = async ] && echo 0 > /sys/module/zswb_holdfree/parameters/hold
 	wait_stopped $pid || true
+	hostload_release_compaction
 	w=0
 	while [ "$(wbstat inflight)" -gt 0 ] && [ $w -lt 200 ]; do
 		sleep 0.05
@@ -384,9 +387,10 @@ swapin_window() {
 	sw_rc=$?
 	sw_copied=$(awk '$1 == "copied" { print $2 }' /tmp/swapinrace.out)
 	sw_first_copied=$(awk '$1 == "first_copied" { print $2 }' /tmp/swapinrace.out)
+	sw_fork_migrated=$(awk '$1 == "fork_migrated" { print $2 }' /tmp/swapinrace.out)
 	sw_first_cached=$(awk '$1 == "first_cached" { print $2 }' /tmp/swapinrace.out)
 	sw_wait=$(awk '$1 == "first" { printf "%d", $3 * 1000 }' /tmp/swapinrace.out)
-	: "${sw_first_cached:=-1}" "${sw_first_copied:=-1}" "${sw_wait:=0}"
+	: "${sw_first_cached:=-1}" "${sw_first_copied:=-1}" "${sw_wait:=0}" "${sw_fork_migrated:=-1}"
 	[ "$pol" = async ] && rmmod zswb_holdfree
 	msg "$pol/$mode: $(tr '\n' ' ' < /tmp/swapinrace.out); queued $sw_queued; left $sw_left cached $sw_cached pages"
 	msg_stats
@@ -412,6 +416,7 @@ test_cleanup() {
 		echo Y > /sys/kernel/debug/$f/ignore-gfp-wait 2>/dev/null
 	done
 	echo Y > /sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem 2>/dev/null
+	hostload_release_compaction
 	for d in "$CG_ROOT"/*/*/; do
 		case "$d" in "$CG_ROOT"/hostload/*) continue ;; esac
 		[ -d "$d" ] && cg_del "${d#"$CG_ROOT"/}" 2>/dev/null

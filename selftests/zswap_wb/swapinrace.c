@@ -21,7 +21,11 @@
  *              then checked;
  *   writefork  the same, then a fork of a child that exits at once, and
  *              every page written again: a page whose frame changed
- *              (pagemap) was copied;
+ *              (pagemap) was copied. A page migrated meanwhile (compaction,
+ *              as the host load runs it) changes its frame too: the pages
+ *              migrated in the system from before the fork to a second
+ *              after the last frame was read (migrate_pages() counts at
+ *              its end) are printed, so that the test can run again;
  *   procmem    the same writes through /proc/self/mem (a write through
  *              get_user_pages(), which dirties the folio as it unpins
  *              it), then the check.
@@ -31,9 +35,10 @@
  * that find them. Prints "touched N S s", "first N W s" (the first pages
  * and the longest any of their writes took), "first_cached N" (first
  * pages still in the swap cache after the write, from /proc/kpageflags),
- * for writefork "copied N" and "first_copied N" (of the whole region and
- * of the first pages), and "mismatches N"; then stops itself again with
- * the region mapped, so that the test can read the memcg's swap and the
+ * for writefork "copied N", "first_copied N" (of the whole region and of
+ * the first pages) and "fork_migrated N", and "mismatches N"; then stops
+ * itself again with the region mapped, so that the test can read the
+ * memcg's swap and the
  * folios' fate; continued, it unmaps the region and exits, 0 only if no
  * word mismatched.
  */
@@ -204,6 +209,24 @@ static int write_all(struct slice *sl, int pass)
 	return err;
 }
 
+/* /proc/vmstat's pgmigrate_success, or -1. */
+static long migrated(void)
+{
+	char name[64];
+	long v, r = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, "pgmigrate_success")) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
 static unsigned long check(int pass)
 {
 	unsigned long i, j, bad = 0;
@@ -275,8 +298,14 @@ int main(int argc, char **argv)
 	printf("first_cached %d\n", cached);
 	bad = check(1);
 	if (fork_too) {
+		long m0, m1;
 		pid_t pid;
 
+		m0 = migrated();
+		if (m0 < 0) {
+			fprintf(stderr, "swapinrace: no pgmigrate_success in /proc/vmstat\n");
+			return 2;
+		}
 		if (frames(pfn))
 			return 2;
 		pid = fork();
@@ -292,12 +321,15 @@ int main(int argc, char **argv)
 		bad += check(2);
 		if (frames(pfn + pages))
 			return 2;
+		sleep(1);
+		m1 = migrated();
 		for (i = 0; i < pages; i++)
 			copied += pfn[i] != pfn[pages + i];
 		for (k = 0; k < THREADS; k++)
 			first_copied += pfn[sl[k].first] != pfn[pages + sl[k].first];
 		printf("copied %lu\n", copied);
 		printf("first_copied %lu\n", first_copied);
+		printf("fork_migrated %ld\n", m1 - m0);
 	}
 	printf("mismatches %lu\n", bad);
 	raise(SIGSTOP);
