@@ -280,13 +280,13 @@ suite_deb() { bash selftests/deb_test.sh; }
 # between the fault-injection test's marks, and only from its task. Their
 # lines are the running kernel source's.
 suite_console_check() {
-	local d=$out/console jl=$ZSWB_SRC/kernel/jump_label.c add del1 del2 w
+	local d=$out/console jl=$ZSWB_SRC/kernel/jump_label.c add dels del1 del2 w
 	ktap_print_header
 	ktap_set_plan 5
 	mkdir -p "$d"
 	add=$(grep -n 'WARN(1, "Failed to allocate memory: jump_label' "$jl" | cut -d: -f1)
-	del1=$(grep -n -A1 'No memory during module load' "$jl" | sed -n 's/^\([0-9]*\)-.*WARN_ON.*/\1/p' | head -1)
-	del2=$(grep -n -A1 'No memory during module load' "$jl" | sed -n 's/^\([0-9]*\)-.*WARN_ON.*/\1/p' | sed -n 2p)
+	dels=$(grep -n -A1 'No memory during module load' "$jl" | sed -n 's/^\([0-9]*\)-.*WARN_ON.*/\1/p')
+	del1=$(echo "$dels" | sed -n 1p) del2=$(echo "$dels" | sed -n 2p)
 	w="WARNING: CPU: 0 PID"
 	printf '%s\n' "[    1.0] zswb-vm: running /run.sh" "ok 1 a test" > "$d/clean"
 	printf '%s\n' "[    1.0] zswb-vm: running /run.sh" "[    2.0] BUG: kernel NULL pointer dereference, address: 0" > "$d/bug"

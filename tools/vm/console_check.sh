@@ -20,15 +20,10 @@
 # over module loads: start" and ": end"); between the marks, and there
 # only, that WARN of jump_label_module_notify() passes, and so do those of
 # jump_label_del_module() by the same task after it. Their lines are read
-# from JUMP_LABEL_C, the kernel's source (default: the test kernel's);
-# without it, none passes.
+# from JUMP_LABEL_C, the booted kernel's source; without it, none passes.
 set -u
-. "$(dirname "$0")/../kernel/common.sh"
 console=${1:?usage: console_check.sh CONSOLE [JUMP_LABEL_C]}
-jl=${2:-}
-if [ -z "$jl" ] && zswb_dirs 2>/dev/null; then
-	jl=$ZSWB_SRC/kernel/jump_label.c
-fi
+jl=${2:-/nonexistent}
 bad='Kernel panic|BUG:|WARNING:|KASAN:|UBSAN:|Bad page|possible circular locking|inconsistent lock state|sleeping function called from invalid context|list_add corruption|list_del corruption|refcount_t:|blocked for more than|workqueue lockup|general protection fault|Oops:'
 jl_add=$(awk '/WARN\(1, "Failed to allocate memory: jump_label/ { print NR; exit }' "$jl" 2>/dev/null)
 jl_del=$(awk '/No memory during module load/ { n = NR + 1 }
