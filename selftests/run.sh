@@ -282,7 +282,7 @@ suite_deb() { bash selftests/deb_test.sh; }
 suite_console_check() {
 	local d=$out/console jl=$ZSWB_SRC/kernel/jump_label.c add dels del1 del2 w
 	ktap_print_header
-	ktap_set_plan 5
+	ktap_set_plan 6
 	mkdir -p "$d"
 	add=$(grep -n 'WARN(1, "Failed to allocate memory: jump_label' "$jl" | cut -d: -f1)
 	dels=$(grep -n -A1 'No memory during module load' "$jl" | sed -n 's/^\([0-9]*\)-.*WARN_ON.*/\1/p')
@@ -331,6 +331,19 @@ suite_console_check() {
 		ktap_test_pass "without the kernel's source no WARN passes"
 	else
 		sed 's/^/# /' "$d/nosrc.out"; ktap_test_fail "without the kernel's source no WARN passes"
+	fi
+	# --report: the first problem, to the end of its trace, and no further.
+	printf '%s\n' "[    1.0] zswb-vm: running /run.sh" \
+		"[  246.9] INFO: task thrash:207 blocked for more than 122 seconds." \
+		"[  246.9] task:thrash state:D stack:0 pid:207" "[  246.9] Call Trace:" "[  246.9]  <TASK>" \
+		"[  246.9]  folio_wait_bit_common+0x1/0x2" "[  246.9]  </TASK>" "[  247.0] ok 1 a test" \
+		"[  369.8] INFO: task thrash:207 blocked for more than 245 seconds." > "$d/hung"
+	if ! bash tools/vm/console_check.sh --report "$d/hung" "$jl" > "$d/hung.out" &&
+	   [ "$(cut -c1-9 "$d/hung.out" | tr "\n" " ")" = "$(sed -n 2,7p "$d/hung" | cut -c1-9 | tr "\n" " ")" ] &&
+	   grep -q folio_wait_bit_common "$d/hung.out"; then
+		ktap_test_pass "--report prints the first problem to the end of its trace"
+	else
+		sed 's/^/# /' "$d/hung.out"; ktap_test_fail "--report prints the first problem to the end of its trace"
 	fi
 }
 
@@ -500,6 +513,9 @@ vm_group() {
 	if [ $rc != 0 ] && [ $rc != 1 ]; then
 		echo "# vm run failed ($rc); console tail:"
 		grep -Ev "^(TAP version|1\.\.|ok |not ok )" "$log" | tail -25 | sed 's/^/# /'
+		# And the kernel's first problem whole, trace and all.
+		bash tools/vm/console_check.sh --report "$log" "$ZSWB_SRC/kernel/jump_label.c" |
+			sed 's/^/# first problem: /'
 		echo "not ok 99 kernel and VM ran clean"
 	fi
 }
