@@ -135,12 +135,73 @@ cg_reclaim() {
 	return 0
 }
 
+# hang_report: what the machine waits in, on "#" lines: every task in
+# uninterruptible sleep with its kernel stack, the module's queued and
+# in-flight folios, each disk's requests in flight (loop and ram devices
+# left out); and the kernel's own
+# list of blocked tasks (SysRq w) on the console.
+hang_report() {
+	local f p
+	for f in /proc/[0-9]*/stat; do
+		p=${f#/proc/}
+		p=${p%/stat}
+		[ "$(sed 's/.*) //; s/ .*//' "$f" 2>/dev/null)" = D ] || continue
+		msg "blocked: $p $(cat "/proc/$p/comm" 2>/dev/null) in" \
+			"$(sed 's/^\[<[0-9a-f]*>\] //' "/proc/$p/stack" 2>/dev/null | tr '\n' ' ')"
+	done
+	[ -r "$ZSWB_DEBUGFS/stats" ] &&
+		msg "zswap_wb: queue_depth $(wbstat queue_depth) inflight $(wbstat inflight)"
+	msg "in flight (reads writes):$(for f in /sys/block/*/inflight; do
+		case $f in */loop*|*/ram*) continue ;; esac
+		printf ' %s' "$(basename "$(dirname "$f")")" $(cat "$f") ';'
+	done)"
+	echo w 2>/dev/null > /proc/sysrq-trigger
+	return 0
+}
+
+# WORKLOAD_SECONDS: how long a workload may run before wait_workload
+# calls it a hang; every workload here ends in well under a minute under
+# TCG (a SCALE-times slower kernel, SCALE times that).
+WORKLOAD_SECONDS=${ZSWB_TEST_WORKLOAD_SECONDS:-$((300 * SCALE))}
+
+# wait_workload PID: wait for the background workload PID (a child of
+# this shell) and return its exit status. One still running after
+# WORKLOAD_SECONDS is a hang: hang_report says where, the workload is
+# sent SIGKILL, and 124 is returned without waiting for it (a task stuck
+# in the kernel does not die).
+wait_workload() {
+	local pid=$1 w=0 f st
+	while [ $w -lt $((WORKLOAD_SECONDS * 5)) ]; do
+		# A child that ended is a zombie until it is waited for. (Shell
+		# builtins only: this runs beside the workload.)
+		st=
+		read -r st 2>/dev/null < "/proc/$pid/stat"
+		st=${st##*) }
+		case "${st%% *}" in
+		''|Z) wait "$pid"; return ;;
+		esac
+		sleep 0.2
+		w=$((w + 1))
+	done
+	msg "the workload ($pid) still runs after $WORKLOAD_SECONDS s: a hang"
+	hang_report
+	# The job is a subshell, the workload its child (cg_run).
+	for f in /proc/[0-9]*/stat; do
+		[ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = "$pid" ] &&
+			kill -KILL "$(basename "$(dirname "$f")")" 2>/dev/null
+	done
+	kill -KILL "$pid" 2>/dev/null
+	return 124
+}
+
 # run_thrash CG ARGS...: run the workload in memcg CG, keep its output in
-# /tmp/thrash.out and print it on a "#" line; thrash's exit status.
+# /tmp/thrash.out and print it on a "#" line; thrash's exit status (124
+# after a hang, wait_workload).
 run_thrash() {
 	local cg=$1 trc
 	shift
-	cg_run "$cg" thrash "$@" > /tmp/thrash.out 2>&1
+	cg_run "$cg" thrash "$@" > /tmp/thrash.out 2>&1 &
+	wait_workload $!
 	trc=$?
 	msg "$(tr '\n' ' ' < /tmp/thrash.out)"
 	return $trc

@@ -26,7 +26,7 @@ while [ $n -lt 10 ] && kill -0 $pid 2>/dev/null; do
 	echo 1 > $cpu || bad=1
 	n=$((n + 1))
 done
-wait $pid
+wait_workload $pid
 trc=$?
 msg "$n offline/online cycles; $(tr '\n' ' ' < /tmp/thrash.out)"
 cg_del hotplug

@@ -25,7 +25,7 @@ while [ $n -lt 100 ]; do
 	sleep 0.05
 	n=$((n + 1))
 done
-wait $pid
+wait_workload $pid
 trc=$?
 msg "$(tr '\n' ' ' < /tmp/thrash.out)"
 cg_del toggle

@@ -30,7 +30,7 @@ urc=$?
 msg "zswbctl unload: $(tr '\n' ' ' < /tmp/unload.out)"
 loaded=0
 [ -d /sys/module/zswap_wb ] && loaded=1
-wait $pid
+wait_workload $pid
 trc=$?
 msg "$(tr '\n' ' ' < /tmp/thrash.out)"
 cg_del unload
