@@ -336,11 +336,10 @@ suite_console_check() {
 	printf '%s\n' "[    1.0] zswb-vm: running /run.sh" \
 		"[  246.9] INFO: task thrash:207 blocked for more than 122 seconds." \
 		"[  246.9] task:thrash state:D stack:0 pid:207" "[  246.9] Call Trace:" "[  246.9]  <TASK>" \
-		"[  246.9]  folio_wait_bit_common+0x1/0x2" "[  246.9]  </TASK>" "[  247.0] ok 1 a test" \
+		"[  246.9]  schedule+0x1/0x2" "[  246.9]  </TASK>" "[  247.0] ok 1 a test" \
 		"[  369.8] INFO: task thrash:207 blocked for more than 245 seconds." > "$d/hung"
 	if ! bash tools/vm/console_check.sh --report "$d/hung" "$jl" > "$d/hung.out" &&
-	   [ "$(cut -c1-9 "$d/hung.out" | tr "\n" " ")" = "$(sed -n 2,7p "$d/hung" | cut -c1-9 | tr "\n" " ")" ] &&
-	   grep -q folio_wait_bit_common "$d/hung.out"; then
+	   sed -n 2,7p "$d/hung" | cmp -s - "$d/hung.out"; then
 		ktap_test_pass "--report prints the first problem to the end of its trace"
 	else
 		sed 's/^/# /' "$d/hung.out"; ktap_test_fail "--report prints the first problem to the end of its trace"

@@ -135,19 +135,30 @@ cg_reclaim() {
 	return 0
 }
 
+# proc_stat PID: set "$@" to the fields of /proc/PID/stat after the
+# command's name ($1 the state, $2 the parent's pid), or to nothing if
+# there is no such task. Shell builtins only: it runs beside the workload.
+proc_stat() {
+	local st=
+	read -r st 2>/dev/null < "/proc/$1/stat"
+	st=${st##*) }
+	set -- $st
+	PROC_STATE=${1:-} PROC_PPID=${2:-}
+}
+
 # hang_report: what the machine waits in, on "#" lines: every task in
 # uninterruptible sleep with its kernel stack, the module's queued and
 # in-flight folios, each disk's requests in flight (loop and ram devices
-# left out); and the kernel's own
-# list of blocked tasks (SysRq w) on the console.
+# left out); and the kernel's own list of blocked tasks (SysRq w) on the
+# console.
 hang_report() {
-	local f p
-	for f in /proc/[0-9]*/stat; do
-		p=${f#/proc/}
-		p=${p%/stat}
-		[ "$(sed 's/.*) //; s/ .*//' "$f" 2>/dev/null)" = D ] || continue
-		msg "blocked: $p $(cat "/proc/$p/comm" 2>/dev/null) in" \
-			"$(sed 's/^\[<[0-9a-f]*>\] //' "/proc/$p/stack" 2>/dev/null | tr '\n' ' ')"
+	local f t
+	for f in /proc/[0-9]*/task/[0-9]*; do
+		t=${f##*/}
+		proc_stat "${f#/proc/}"
+		[ "$PROC_STATE" = D ] || continue
+		msg "blocked: $t $(cat "$f/comm" 2>/dev/null) in" \
+			"$(sed 's/^\[<[0-9a-f]*>\] //' "$f/stack" 2>/dev/null | tr '\n' ' ')"
 	done
 	[ -r "$ZSWB_DEBUGFS/stats" ] &&
 		msg "zswap_wb: queue_depth $(wbstat queue_depth) inflight $(wbstat inflight)"
@@ -164,31 +175,41 @@ hang_report() {
 # TCG (a SCALE-times slower kernel, SCALE times that).
 WORKLOAD_SECONDS=${ZSWB_TEST_WORKLOAD_SECONDS:-$((300 * SCALE))}
 
+# uptime_now: UPTIME_NOW, the seconds since boot (a builtin read).
+uptime_now() {
+	read -r UPTIME_NOW _ < /proc/uptime
+	UPTIME_NOW=${UPTIME_NOW%.*}
+}
+
 # wait_workload PID: wait for the background workload PID (a child of
 # this shell) and return its exit status. One still running after
-# WORKLOAD_SECONDS is a hang: hang_report says where, the workload is
-# sent SIGKILL, and 124 is returned without waiting for it (a task stuck
-# in the kernel does not die).
+# WORKLOAD_SECONDS is a hang: on standard error (a caller may hide the
+# workload's own output) it says so and what hang_report finds, the
+# workload is sent SIGKILL, and 124 is returned without waiting for it (a
+# task stuck in the kernel does not die).
 wait_workload() {
-	local pid=$1 w=0 f st
-	while [ $w -lt $((WORKLOAD_SECONDS * 5)) ]; do
-		# A child that ended is a zombie until it is waited for. (Shell
-		# builtins only: this runs beside the workload.)
-		st=
-		read -r st 2>/dev/null < "/proc/$pid/stat"
-		st=${st##*) }
-		case "${st%% *}" in
+	local pid=$1 end f
+	uptime_now
+	end=$((UPTIME_NOW + WORKLOAD_SECONDS))
+	while :; do
+		# ash reaps an ended child on its own, and wait still returns
+		# its status; until then it is a zombie.
+		proc_stat "$pid"
+		case "$PROC_STATE" in
 		''|Z) wait "$pid"; return ;;
 		esac
+		uptime_now
+		[ "$UPTIME_NOW" -lt $end ] || break
 		sleep 0.2
-		w=$((w + 1))
 	done
-	msg "the workload ($pid) still runs after $WORKLOAD_SECONDS s: a hang"
-	hang_report
+	{
+		msg "the workload ($pid) still runs after $WORKLOAD_SECONDS s: a hang"
+		hang_report
+	} >&2
 	# The job is a subshell, the workload its child (cg_run).
-	for f in /proc/[0-9]*/stat; do
-		[ "$(sed 's/.*) //' "$f" 2>/dev/null | cut -d' ' -f2)" = "$pid" ] &&
-			kill -KILL "$(basename "$(dirname "$f")")" 2>/dev/null
+	for f in /proc/[0-9]*; do
+		proc_stat "${f#/proc/}"
+		[ "$PROC_PPID" = "$pid" ] && kill -KILL "${f#/proc/}" 2>/dev/null
 	done
 	kill -KILL "$pid" 2>/dev/null
 	return 124

@@ -8,8 +8,8 @@
 #   tools/vm/console_check.sh [--report] CONSOLE [JUMP_LABEL_C]
 #
 # Prints them and exits 1 if there is any, 0 if none (tools/vm/run.sh
-# fails the run on it). With --report it prints instead the first one
-# whole: its line and what follows it to the end of its call trace, at
+# fails the run on it). With --report it prints instead the first one:
+# its line and what follows it to the end of its first call trace, at
 # most 60 lines (a hung task's stack says what it waits for).
 #
 # One exception. A test that fails every allocation of a module load in
