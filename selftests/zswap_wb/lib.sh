@@ -135,17 +135,6 @@ cg_reclaim() {
 	return 0
 }
 
-# proc_stat PID: set "$@" to the fields of /proc/PID/stat after the
-# command's name ($1 the state, $2 the parent's pid), or to nothing if
-# there is no such task. Shell builtins only: it runs beside the workload.
-proc_stat() {
-	local st=
-	read -r st 2>/dev/null < "/proc/$1/stat"
-	st=${st##*) }
-	set -- $st
-	PROC_STATE=${1:-} PROC_PPID=${2:-}
-}
-
 # hang_report: what the machine waits in, on "#" lines: every task in
 # uninterruptible sleep with its kernel stack, the module's queued and
 # in-flight folios, each disk's requests in flight (loop and ram devices

@@ -138,10 +138,22 @@ set_param() {
 	done
 }
 
+# proc_stat PID: PROC_STATE and PROC_PPID, the state and the parent's
+# pid in /proc/PID/stat (after the command's name, which may hold spaces),
+# both empty if there is no such task. Shell builtins only: it may run
+# beside a workload, every 0.1 s.
+proc_stat() {
+	local st=
+	read -r st 2>/dev/null < "/proc/$1/stat"
+	st=${st##*) }
+	set -- $st
+	PROC_STATE=${1:-} PROC_PPID=${2:-}
+}
+
 # wait_stopped PID: wait until PID has stopped itself (SIGSTOP); fails if
 # it exits first.
 wait_stopped() {
-	while [ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" != T ]; do
+	while proc_stat "$1"; [ "$PROC_STATE" != T ]; do
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 	done
