@@ -112,8 +112,14 @@ else
 fi
 for t in $tests; do
 	d=$(desc "$t" "$@")
+	uptime_now
+	t0=$UPTIME_NOW
 	"./$t" "$@"
-	result "$d" $?
+	trc=$?
+	# Where a group's time goes: each test's, as the guest's clock saw it.
+	uptime_now
+	ktap_print_msg "$t took $((UPTIME_NOW - t0)) s"
+	result "$d" $trc
 done
 # The last test: the host load ran beside every test of the group.
 if hostload_enabled; then
