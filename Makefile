@@ -48,10 +48,10 @@ check: initramfs
 DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
 	vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope
 # Each group's time there with the host load, as last measured
-# (Documentation/running.rst; prompt-disk and prompt-file taken as
-# prompt-nvme's): the lanes take the longest first.
+# (Documentation/running.rst; prompt-file taken as prompt-nvme's): the
+# lanes take the longest first.
 DEBUG_VM_SECONDS = vm-harden:3117 vm-readahead:2747 vm-shrink:2322 vm-scope:1975 vm-nomemcg:1886 \
-	vm-write-errors:1153 vm-prompt-disk:880 vm-prompt-file:880 vm-prompt-nvme:864 vm-prompt-zram:790 \
+	vm-write-errors:1153 vm-prompt-file:864 vm-prompt-disk:832 vm-prompt-nvme:864 vm-prompt-zram:790 \
 	vm-basic:547 vm-nokmem:411 vm-smp:371
 check-debug:
 	ZSWB_FLAVOUR=debug $(MAKE) initramfs
