@@ -48,11 +48,11 @@ check: initramfs
 DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
 	vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope
 # Each group's time there with the host load, as last measured
-# (Documentation/running.rst; prompt-file taken as prompt-nvme's): the
-# lanes take the longest first.
-DEBUG_VM_SECONDS = vm-harden:3117 vm-readahead:2747 vm-shrink:2322 vm-scope:1975 vm-nomemcg:1886 \
-	vm-write-errors:1153 vm-prompt-file:864 vm-prompt-disk:832 vm-prompt-nvme:864 vm-prompt-zram:790 \
-	vm-basic:547 vm-nokmem:411 vm-smp:371
+# (Documentation/running.rst, the whole command at 477dac6): the lanes
+# take the longest first.
+DEBUG_VM_SECONDS = vm-harden:2926 vm-readahead:2775 vm-shrink:2117 vm-scope:1720 vm-nomemcg:1633 \
+	vm-prompt-file:1413 vm-write-errors:1174 vm-prompt-disk:771 vm-prompt-nvme:725 vm-basic:639 \
+	vm-prompt-zram:623 vm-smp:307 vm-nokmem:204
 check-debug:
 	ZSWB_FLAVOUR=debug $(MAKE) initramfs
 	ZSWB_FLAVOUR=debug ZSWB_TEST_SIZE=64 ZSWB_TEST_CG_MAX=24M ZSWB_TEST_PASSES=1 \
