@@ -36,7 +36,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 52
+ktap_set_plan 65
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -140,7 +140,8 @@ refused "a command that is not found" 127 "zswbctl: ab: cannot run no-such-cmd-z
 refused "no command" 64 "zswbctl: ab: no command to run*" --b async_free=Y --
 refused "a bad --pairs" 64 "zswbctl: ab: --pairs '0': a number from 1 to 1000" \
 	--pairs 0 --b async_free=Y -- "$tmp/cmd"
-refused "an unknown option" 64 "zswbctl: ab: unknown option '--nope'" --nope x -- "$tmp/cmd"
+refused "an unknown option" 64 "zswbctl: ab: unknown option '--nope' (zswbctl ab --help lists them)" \
+	--nope x -- "$tmp/cmd"
 refused "a side after B with a gap before it" 64 \
 	"zswbctl: ab: --d without --c: the sides after B are C, D, ... in turn" \
 	--b async_free=Y --d shrink_policy=per_node -- "$tmp/cmd"
@@ -153,6 +154,36 @@ refused "a third side with --concurrent" 64 \
 refused "a bad value on a side after B" 64 \
 	"zswbctl: invalid value 'nope' for shrink_policy: one of*" \
 	--b async_free=Y --c shrink_policy=nope -- "$tmp/cmd"
+refused "a --memory-max that is not a size" 64 \
+	"zswbctl: ab: --memory-max 'lots': a size in bytes, with K, M, G or T if you like, or max" \
+	--memory-max lots --a async_free=Y -- "$tmp/cmd"
+refused "a --zswap-max that is not a size" 64 "zswbctl: ab: --zswap-max '1X':*" \
+	--zswap-max 1X --b async_free=Y -- "$tmp/cmd"
+refused "--precision without --max-pairs" 64 \
+	"zswbctl: ab: --precision needs --max-pairs N: the most pairs it may run" \
+	--precision 2% --b async_free=Y -- "$tmp/cmd"
+refused "a --precision that is not a percentage" 64 "zswbctl: ab: --precision 'x':*" \
+	--precision x --max-pairs 20 --b async_free=Y -- "$tmp/cmd"
+refused "--max-pairs below --pairs" 64 "zswbctl: ab: --max-pairs 8 is below --pairs 10" \
+	--precision 2 --max-pairs 8 --b async_free=Y -- "$tmp/cmd"
+refused "an --alpha that is not a probability" 64 \
+	"zswbctl: ab: --alpha '1.5': a probability above 0, at most 0.5" \
+	--alpha 1.5 --b async_free=Y -- "$tmp/cmd"
+refused "an unknown --metric" 64 "zswbctl: ab: --metric 'vmstat.nosuch': not a metric ab measures:*" \
+	--metric vmstat.nosuch --b async_free=Y -- "$tmp/cmd"
+fake
+zsw ab --help
+[[ $rc == 0 && $out == "usage: zswbctl ab "* && $out == *"--precision X%"* && -z $err ]] && untouched
+res $? "ab --help prints ab's usage and options, runs nothing"
+# A counter of the module's and a figure of the command's pass the check
+# of --metric: the fake cgroup tree is the first thing that stops them.
+ok=0
+for metric in zswap_wb.written_back cmd.pages_s psi.memory_some_us; do
+	fake
+	zsw ab --metric $metric --b async_free=Y -- "$tmp/cmd"
+	[[ $rc == 1 && $err == "zswbctl: cannot enable the memory controller"* ]] && untouched || ok=1
+done
+res $ok "ab takes a module counter, a command's figure and a PSI total as --metric"
 # A cgroup root where mkdir works but the controllers cannot be enabled
 # (a plain directory): ab must say so and remove what it made.
 refused "a cgroup it cannot set up" 1 "zswbctl: cannot enable the memory controller in $tmp/cgroup/zswbctl-ab.*" \
@@ -163,87 +194,132 @@ rc=$?
 [[ $rc == 1 && $(<"$tmp/err") == "zswbctl: cannot make cgroup $tmp/nocgroup/zswbctl-ab."* ]] && untouched
 res $? "ab refuses a cgroup root that does not exist (exit 1)"
 
-# The report arithmetic: A/A 100 -> 110 (noise 10%), A's runs 100, 104, 96
-# (spread 8.3%, narrower), B 50, 60, 40; a metric 0 everywhere, one where
-# A is 0 and B 5 in pair 1, one with a value missing in pair 1.
+# The report arithmetic. Six pairs, alternated (A B, B A, ...): B about
+# half of A in every pair, so every pair's sign agrees and the exact
+# two-sided p is 2/2^6; a metric 0 everywhere; one where A is 0 and B is
+# not (no ratio: differences); one with a value missing in pair 1.
 cat >"$tmp/runs.csv" <<'EOF'
 run,kind,pair,side,settings,exit,m,zero,azero,gap
 0,warmup,0,A,"async_free=N",0,1000,0,0,1
 1,aa,0,A,"async_free=N",0,100,0,0,1
-2,aa,0,A,"async_free=N",0,110,0,0,1
+2,aa,0,A,"async_free=N",0,101,0,0,1
 3,pair,1,A,"async_free=N",0,100,0,0,1
 4,pair,1,B,"async_free=Y",0,50,0,5,
-5,pair,2,B,"async_free=Y",0,60,0,0,2
-6,pair,2,A,"async_free=N",0,104,0,0,2
-7,pair,3,A,"async_free=N",0,96,0,0,2
-8,pair,3,B,"async_free=Y",2,40,0,0,2
+5,pair,2,B,"async_free=Y",0,53,0,6,2
+6,pair,2,A,"async_free=N",0,102,0,0,2
+7,pair,3,A,"async_free=N",0,98,0,0,2
+8,pair,3,B,"async_free=Y",2,48,0,4,2
+9,pair,4,B,"async_free=Y",0,51,0,5,2
+10,pair,4,A,"async_free=N",0,100,0,0,2
+11,pair,5,A,"async_free=N",0,101,0,0,2
+12,pair,5,B,"async_free=Y",0,49,0,7,2
+13,pair,6,B,"async_free=Y",0,50,0,5,2
+14,pair,6,A,"async_free=N",0,99,0,0,2
 EOF
 fake
-zsw ab --json --from-csv "$tmp/runs.csv"
+zsw ab --json --metric m --from-csv "$tmp/runs.csv"
 cp "$tmp/out" "$tmp/runs.json"
+# The expected figures, computed here from their definitions.
 $py - "$tmp/runs.json" <<'EOF' >"$tmp/check" 2>&1
-import json, sys
-r = json.load(open(sys.argv[1]))["report"]
-m = r["m"]
-def near(a, b): return a is not None and abs(a - b) < 1e-9
-ok = (m["a"] == {"median": 100, "min": 96, "max": 104} and
-      m["b"] == {"median": 50, "min": 40, "max": 60} and
-      all(near(x, y) for x, y in zip(m["ratios"], [0.5, 60 / 104, 40 / 96])) and
-      len(m["ratios"]) == 3 and near(m["ratio_median"], 0.5) and near(m["aa_ratio"], 1.1) and
-      near(m["noise"], 0.1) and m["outside"] == 3 and m["differs"] is True and
-      m["verdict"] == "B is 50.0% lower than A, outside the noise (10.0%) in 3 of 3 pairs")
-z, a, g = r["zero"], r["azero"], r["gap"]
-ok = ok and z["ratio_median"] == 1 and z["differs"] is False
-# A is 0 where B is not: no finite ratio (null), pair 1 only.
-ok = ok and a["ratios"] == [None, 1, 1] and a["ratio_median"] == 1 and a["differs"] is False
-# A missing value leaves its pair out.
-ok = ok and len(g["ratios"]) == 2 and g["ratios"] == [1, 1]
+import json, math, sys
+j = json.load(open(sys.argv[1]))
+r = j["report"]
+def near(a, b, e=1e-9): return a is not None and abs(a - b) < e
+a = [100, 102, 98, 100, 101, 99]
+b = [50, 53, 48, 51, 49, 50]
+d = [math.log(y / x) for x, y in zip(a, b)]
+w = sorted((d[i] + d[k]) / 2 for i in range(6) for k in range(i, 6))
+hl = (w[10] + w[10]) / 2 if len(w) % 2 else (w[len(w) // 2 - 1] + w[len(w) // 2]) / 2
+# 6 pairs at 0.05: the critical value is 0, the interval the extreme Walsh averages
+pct = lambda x: 100 * math.expm1(x)
+m = r["m"]["b"]
+ok = (r["m"]["a"] == {"median": 100, "min": 98, "max": 102} and
+      (m["median"], m["min"], m["max"]) == (50, 48, 53) and m["pairs"] == 6 and
+      m["scale"] == "log" and near(m["estimate"], pct(hl)) and near(m["ci_low"], pct(w[0])) and
+      near(m["ci_high"], pct(w[-1])) and near(m["p_value"], 2 / 64) and
+      m["p_adjusted"] is None and m["differs"] is True and m["primary"] is True and
+      m["too_few"] is False and all(near(x, y / z) for x, y, z in zip(m["ratios"], b, a)) and
+      m["verdict"] == "B is %.1f%% lower [%.1f%%, %.1f%%], p = 0.031, 6 pairs" %
+      (-pct(hl), -pct(w[-1]), -pct(w[0])) and j["primary"] == "m" and j["alpha"] == 0.05 and
+      near(j["host_check"]["aa_pct"], 1))
+z, az, g = r["zero"]["b"], r["azero"]["b"], r["gap"]["b"]
+# 0 everywhere: nothing to test
+ok = ok and z["differs"] is False and z["verdict"].startswith("no difference: the same")
+# A is 0 where B is not: differences, no % change; their Walsh averages'
+# median is 5 (of 21: 4 4.5 4.5 4.5 5 5 5 5 5 5 5 5.5 5.5 5.5 5.5 6 6 6 6 6.5 7)
+ok = (ok and az["scale"] == "diff" and az["estimate"] is None and
+      az["difference"] == [5, 4, 7] and az["differs"] is True and
+      near(az["p_value"], 2 / 64) and
+      az["verdict"] == "B is 5 higher [4, 7] where A's median is 0, p = 0.031 (adjusted), 6 pairs")
+# a missing value leaves its pair out; the same everywhere else: no difference
+ok = ok and g["pairs"] == 5 and g["differs"] is False
 print("ok" if ok else json.dumps(r, indent=1))
 EOF
 [[ $rc == 0 && $(<"$tmp/check") == ok ]]
-res $? "ab report: medians, ranges, pair ratios, A/A, noise and verdict of known runs"
-out=$(<"$tmp/out")
+res $? "ab report: Hodges-Lehmann change, exact interval and p of known runs, A is 0, a gap"
 fake
-zsw ab --from-csv "$tmp/runs.csv"
-grep -qxF "  m: B is 50.0% lower than A, outside the noise (10.0%) in 3 of 3 pairs" "$tmp/out" &&
-	grep -q '^m  *100 \[96\.\.104\]  *50 \[40\.\.60\]  *0\.500  *1\.100  *0\.500 0\.577 0\.417$' "$tmp/out" &&
+zsw ab --metric m --from-csv "$tmp/runs.csv"
+grep -q '^m  *100  *50  *-49\.8% \[-51\.5%, -48\.0%\]  *0\.031  *6 \*$' "$tmp/out" &&
+	grep -q "^B against A on m: B is 49.8% lower \[48.0%, 51.5%\], p = 0.031, 6 pairs$" "$tmp/out" &&
 	grep -qx "A: async_free=N" "$tmp/out" && grep -qx "B: async_free=Y" "$tmp/out" &&
-	grep -q "^the command failed in 1 of 9 runs" "$tmp/out" &&
-	! grep -q "^zero " "$tmp/out" && [ "$rc" = 0 ]
-res $? "ab report: the table row, the verdict in words, the failed run, all-zero metrics left out"
+	grep -q "^azero  *0  *5  *+5 \[+4, +7\]  *0\.031  *6 \*$" "$tmp/out" &&
+	grep -q "^the command failed in 1 of 15 runs" "$tmp/out" &&
+	! grep -q "^zero " "$tmp/out" && [ "$rc" = 0 ] &&
+	awk 'length($0) > 100 { exit 1 }' "$tmp/out"
+res $? "ab report: the rows, the verdict in words, the failed run, all-zero metrics left out, 100 columns"
 
-# Within the noise: B 5% away in each pair, the A/A pair 10% apart.
-sed -e 's/^4,pair,1,B,"async_free=Y",0,50,/4,pair,1,B,"async_free=Y",0,95,/' \
-	-e 's/^5,pair,2,B,"async_free=Y",0,60,/5,pair,2,B,"async_free=Y",0,99,/' \
-	-e 's/^8,pair,3,B,"async_free=Y",2,40,/8,pair,3,B,"async_free=Y",2,91,/' \
-	"$tmp/runs.csv" >"$tmp/noise.csv"
-zsw ab --from-csv "$tmp/noise.csv"
-grep -q "^  every metric is within the noise$" "$tmp/out"
-res $? "ab report: differences smaller than the A/A pair's are within the noise"
-# The A/A pair exactly equal and A's runs too: any difference is outside.
-# Two pairs: the medians of an even count, B 11 and 13, B/A 1.1 and 1.3.
+# No difference: B on either side of A, pair by pair.
+sed -e 's/^4,pair,1,B,"async_free=Y",0,50,/4,pair,1,B,"async_free=Y",0,101,/' \
+	-e 's/^5,pair,2,B,"async_free=Y",0,53,/5,pair,2,B,"async_free=Y",0,100,/' \
+	-e 's/^8,pair,3,B,"async_free=Y",2,48,/8,pair,3,B,"async_free=Y",2,99,/' \
+	-e 's/^9,pair,4,B,"async_free=Y",0,51,/9,pair,4,B,"async_free=Y",0,101,/' \
+	-e 's/^12,pair,5,B,"async_free=Y",0,49,/12,pair,5,B,"async_free=Y",0,100,/' \
+	-e 's/^13,pair,6,B,"async_free=Y",0,50,/13,pair,6,B,"async_free=Y",0,98.5,/' \
+	"$tmp/runs.csv" >"$tmp/same.csv"
+zsw ab --metric m --from-csv "$tmp/same.csv"
+grep -q "^B against A on m: no difference detected: \[-[0-9.]*%, +[0-9.]*%\], p = [0-9.]*, 6 pairs$" "$tmp/out"
+res $? "ab report: B on either side of A is no difference detected, with its interval"
+# Too few pairs: three, every one 2x apart, cannot reach 0.05; nor six at 0.01.
 printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0,10" "1,aa,0,A,,0,10" \
-	"2,pair,1,A,,0,10" "3,pair,1,B,,0,11" "4,pair,2,B,,0,13" "5,pair,2,A,,0,10" >"$tmp/exact.csv"
-zsw ab --from-csv "$tmp/exact.csv"
-grep -qxF "  m: B is 20.0% higher than A, outside the noise (0.0%) in 2 of 2 pairs" "$tmp/out" &&
-	grep -q '^m  *10 \[10\.\.10\]  *12 \[11\.\.13\]  *1\.200 ' "$tmp/out"
-res $? "ab report: medians of an even count; with no noise, a difference in every pair is outside it"
-# One pair of three outside the noise (10%) does not make a verdict.
-printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0,10" "1,aa,0,A,,0,11" \
-	"2,pair,1,A,,0,10" "3,pair,1,B,,0,20" "4,pair,2,B,,0,10.5" "5,pair,2,A,,0,10" \
-	"6,pair,3,A,,0,10" "7,pair,3,B,,0,9.5" >"$tmp/one.csv"
-zsw ab --json --from-csv "$tmp/one.csv"
-$py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]; sys.exit(not (m["outside"] == 1 and not m["differs"] and m["verdict"].startswith("within the noise")))' "$tmp/out"
-res $? "ab report: outside the noise in 1 of 3 pairs is within the noise"
-# Two of three pairs outside, one inside: still within the noise.
-sed 's/^7,pair,3,B,,0,9.5$/7,pair,3,B,,0,25/' "$tmp/one.csv" >"$tmp/two.csv"
-zsw ab --from-csv "$tmp/two.csv"
-grep -qxF "  every metric is within the noise" "$tmp/out" && ! grep -q "^  m: B is" "$tmp/out"
-res $? "ab report: outside the noise in 2 of 3 pairs is within the noise"
+	"2,pair,1,A,,0,10" "3,pair,1,B,,0,20" "4,pair,2,B,,0,21" "5,pair,2,A,,0,10" \
+	"6,pair,3,A,,0,10" "7,pair,3,B,,0,19" >"$tmp/few.csv"
+zsw ab --json --metric m --from-csv "$tmp/few.csv"
+$py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]["b"]; sys.exit(not (m["too_few"] and not m["differs"] and m["verdict"] == "too few pairs to judge: 3 cannot reach p <= 0.05; run at least 6"))' "$tmp/out"
+res $? "ab report: 3 pairs are too few for a verdict at 0.05, and it says how many are not"
+zsw ab --metric m --alpha 0.01 --from-csv "$tmp/runs.csv"
+grep -q "^B against A on m: too few pairs to judge: 6 cannot reach p <= 0.01; run at least 8$" "$tmp/out" &&
+	grep -q "^primary: m at alpha 0.01; change: Hodges-Lehmann with its 99% interval;" "$tmp/out"
+res $? "ab report: --alpha 0.01 asks for 8 pairs, and a 99% interval"
+
+# Secondary metrics: their p-values adjusted together (Benjamini-Hochberg).
+$py - "$tmp/runs.json" <<'EOF' >"$tmp/check" 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))["report"]
+sec = {k: v["b"]["p_value"] for k, v in r.items()
+       if not v["b"]["primary"] and v["b"]["p_adjusted"] is not None}
+order = sorted(sec, key=sec.get)
+n, adj, run = len(order), {}, 1.0
+for i in range(n - 1, -1, -1):
+    run = min(run, sec[order[i]] * n / (i + 1))
+    adj[order[i]] = run
+ok = set(sec) == {"azero"} and all(abs(r[k]["b"]["p_adjusted"] - adj[k]) < 1e-12 for k in adj)
+print("ok" if ok else json.dumps({k: (sec[k], r[k]["b"]["p_adjusted"]) for k in sec}))
+EOF
+[[ $(<"$tmp/check") == ok ]]
+res $? "ab report: the secondary metrics' p-values are Benjamini-Hochberg adjusted, the primary's not"
+printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0,10" "1,aa,0,A,,0,12" \
+	"2,pair,1,A,,0,10" "3,pair,1,B,,0,10.01" "4,pair,2,B,,0,10" "5,pair,2,A,,0,10.01" \
+	"6,pair,3,A,,0,10" "7,pair,3,B,,0,10.02" "8,pair,4,B,,0,10" "9,pair,4,A,,0,10.02" \
+	"10,pair,5,A,,0,10" "11,pair,5,B,,0,10.01" "12,pair,6,B,,0,10.02" "13,pair,6,A,,0,10" \
+	>"$tmp/aa.csv"
+zsw ab --metric m --from-csv "$tmp/aa.csv"
+grep -q "^A/A pair: m +20.00% " "$tmp/out" && grep -q "^warning: the A/A pair differs by more than 3 times the pairs' noise" "$tmp/out" &&
+	! grep -q "^warning" <(zsw ab --metric m --from-csv "$tmp/runs.csv"; cat "$tmp/out")
+res $? "ab report: an A/A pair far wider than the pairs' noise is a warning, not a threshold"
 printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,pair,1,A,,0,10" "1,pair,1,B,,0,20" >"$tmp/noaa.csv"
-zsw ab --json --from-csv "$tmp/noaa.csv"
-$py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]; sys.exit(not (m["aa_ratio"] is None and m["verdict"] == "no A/A pair measured it: the noise is unknown"))' "$tmp/out"
-res $? "ab report: without an A/A pair the noise is unknown, and said so"
+zsw ab --json --metric m --from-csv "$tmp/noaa.csv"
+$py -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(not (j["host_check"]["aa_pct"] is None and j["report"]["m"]["b"]["pairs"] == 1))' "$tmp/out"
+res $? "ab report: without an A/A pair the host check is null, the pairs still compared"
 
 # The JSON report's schema: every key, every type.
 $py - "$tmp/runs.json" <<'EOF' >"$tmp/check" 2>&1
@@ -251,83 +327,97 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 num = (int, float)
 def opt(v): return v is None or isinstance(v, num)
-assert set(j) == {"mode", "pairs", "command", "a", "b", "runs", "report"}, set(j)
-assert j["mode"] in ("sequential", "concurrent") and isinstance(j["pairs"], int)
+assert set(j) == {"mode", "pairs", "primary", "alpha", "method", "command", "a", "b",
+                  "host_check", "runs", "report"}, set(j)
+assert j["mode"] in ("sequential", "concurrent") and j["pairs"] == 6
 assert isinstance(j["command"], list) and all(isinstance(c, str) for c in j["command"])
 assert j["a"] == {"async_free": "N"} and j["b"] == {"async_free": "Y"}
-assert len(j["runs"]) == 9
+assert set(j["host_check"]) == {"aa_pct", "aa_difference"}
+assert len(j["runs"]) == 15
 for i, r in enumerate(j["runs"]):
     assert set(r) == {"run", "kind", "pair", "side", "exit", "metrics"}, r
     assert r["run"] == i and r["kind"] in ("warmup", "aa", "pair") and r["side"] in ("A", "B")
     assert isinstance(r["pair"], int) and isinstance(r["exit"], int)
     assert list(r["metrics"]) == list(j["report"]) and all(opt(v) for v in r["metrics"].values())
 for name, s in j["report"].items():
-    assert set(s) == {"a", "b", "ratios", "ratio_median", "aa_ratio", "noise", "outside",
-                      "differs", "verdict"}, s
-    for k in "ab":
-        assert set(s[k]) == {"median", "min", "max"} and all(opt(v) for v in s[k].values())
-    assert all(opt(v) for v in s["ratios"]) and opt(s["ratio_median"]) and opt(s["aa_ratio"])
-    assert opt(s["noise"]) and isinstance(s["outside"], int) and isinstance(s["differs"], bool)
-    assert isinstance(s["verdict"], str) and s["verdict"]
+    assert set(s) == {"a", "b"}, s
+    assert set(s["a"]) == {"median", "min", "max"} and all(opt(v) for v in s["a"].values())
+    b = s["b"]
+    keys = {"median", "min", "max", "pairs", "scale", "estimate", "ci_low", "ci_high",
+            "p_value", "p_adjusted", "differs", "primary", "too_few", "ratios", "verdict"}
+    assert set(b) == keys | ({"difference"} if b["scale"] == "diff" else set()), b
+    assert all(opt(b[k]) for k in ("median", "min", "max", "estimate", "ci_low", "ci_high",
+                                   "p_value", "p_adjusted"))
+    assert isinstance(b["pairs"], int) and b["scale"] in ("log", "diff")
+    assert all(isinstance(b[k], bool) for k in ("differs", "primary", "too_few"))
+    assert all(opt(v) for v in b["ratios"]) and isinstance(b["verdict"], str) and b["verdict"]
 print("ok")
 EOF
 [[ $(<"$tmp/check") == ok ]]
 res $? "ab --json: the schema of the report and of every run"
-zsw ab --from-csv "$tmp/runs.csv" --csv "$tmp/again.csv"
+zsw ab --metric m --from-csv "$tmp/runs.csv" --csv "$tmp/again.csv"
 cmp -s "$tmp/runs.csv" "$tmp/again.csv" && [ "$rc" = 0 ]
 res $? "ab --csv writes back the runs --from-csv read, byte for byte"
 printf 'a,b\n1,2\n' >"$tmp/bad.csv"
 zsw ab --from-csv "$tmp/bad.csv"
-[[ $rc == 64 && $err == *"not a zswbctl ab --csv file"* ]]
+[[ $rc == 64 && $err == *"not a zswbctl ab --csv file"* && -z $out ]]
 res $? "ab --from-csv refuses a file ab did not write (exit 64)"
 printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0,x" >"$tmp/bad.csv"
 zsw ab --from-csv "$tmp/bad.csv"
-[[ $rc == 64 && $err == *"m is 'x', not a number" ]]
+[[ $rc == 64 && $err == *"m is 'x', not a number" && -z $out ]]
 res $? "ab --from-csv refuses a value that is not a number (exit 64)"
 printf '%s\n' "run,kind,pair,side,settings,exit,m" "0,aa,0,A,,0" >"$tmp/bad.csv"
 zsw ab --from-csv "$tmp/bad.csv"
-[[ $rc == 64 && $err == *"6 fields, the header has 7" ]]
+[[ $rc == 64 && $err == *"6 fields, the header has 7" && -z $out ]]
 res $? "ab --from-csv refuses a row of the wrong width (exit 64)"
+grep -v ',B,' "$tmp/runs.csv" >"$tmp/onlya.csv"
+zsw ab --from-csv "$tmp/onlya.csv"
+[[ $rc == 64 && $err == *"onlya.csv: no run of side B: nothing to compare with A" && -z $out ]]
+res $? "ab --from-csv refuses runs of A alone (exit 64)"
+grep -v '^3,pair,1,A' "$tmp/runs.csv" >"$tmp/noa.csv"
+zsw ab --from-csv "$tmp/noa.csv"
+[[ $rc == 64 && $err == *"pair 1 has a run of side B but none of side A" && -z $out ]]
+res $? "ab --from-csv refuses a pair without its A run (exit 64)"
+zsw ab --metric nosuch --from-csv "$tmp/runs.csv"
+[[ $rc == 64 && $err == *"--metric 'nosuch': no such metric in $tmp/runs.csv; it has:"* && -z $out ]]
+res $? "ab --from-csv refuses an unknown --metric, listing the metrics (exit 64)"
 zsw ab --from-csv "$tmp/runs.csv" -- "$tmp/cmd"
 [[ $rc == 64 && ! -e $marker ]]
 res $? "ab --from-csv refuses a command too (exit 64)"
 
-# Three sides: B 20% lower in both pairs, C within A's noise (the A/A
-# pair 1% apart); pairs rotate A B C, B C A.
+# Three sides: each run next to an A run (A B C A, then mirrored A C B A),
+# A drifting within the pair (100 then 110). Each side is paired with its
+# nearest A: B 20% lower against the first, C equal to the second.
 printf '%s\n' "run,kind,pair,side,settings,exit,m" '0,aa,0,A,"x=1",0,100' '1,aa,0,A,"x=1",0,101' \
-	'2,pair,1,A,"x=1",0,100' '3,pair,1,B,"x=2",0,80' '4,pair,1,C,"x=3",0,100.5' \
-	'5,pair,2,B,"x=2",0,82' '6,pair,2,C,"x=3",0,99' '7,pair,2,A,"x=1",0,100' >"$tmp/three.csv"
-zsw ab --json --from-csv "$tmp/three.csv"
+	'2,pair,1,A,"x=1",0,100' '3,pair,1,B,"x=2",0,80' '4,pair,1,C,"x=3",0,110' '5,pair,1,A,"x=1",0,110' \
+	'6,pair,2,A,"x=1",0,100' '7,pair,2,C,"x=3",0,100.5' '8,pair,2,B,"x=2",0,88' '9,pair,2,A,"x=1",0,110' \
+	>"$tmp/three.csv"
+zsw ab --json --metric m --from-csv "$tmp/three.csv"
 cp "$tmp/out" "$tmp/three.json"
 $py - "$tmp/three.json" <<'EOF' >"$tmp/check" 2>&1
 import json, sys
 j = json.load(open(sys.argv[1]))
 def near(a, b): return a is not None and abs(a - b) < 1e-9
 m = j["report"]["m"]
-c = m["c"]
-ok = (set(j) == {"mode", "pairs", "command", "a", "b", "c", "runs", "report"} and
-      j["c"] == {"x": "3"} and [r["side"] for r in j["runs"]] == list("AAABCBCA") and
-      near(m["ratio_median"], 0.81) and m["differs"] is True and near(m["noise"], 0.01) and
-      set(c) == {"median", "min", "max", "ratios", "ratio_median", "outside", "differs",
-                 "verdict"} and
-      (c["median"], c["min"], c["max"]) == (99.75, 99, 100.5) and
-      all(near(x, y) for x, y in zip(c["ratios"], [1.005, 0.99])) and c["outside"] == 0 and
-      c["differs"] is False and
-      c["verdict"] == "within the noise (C/A 0.997, noise 1.0%; 0 of 2 pairs outside it)")
+b, c = m["b"], m["c"]
+ok = (set(j) >= {"a", "b", "c"} and j["c"] == {"x": "3"} and
+      [r["side"] for r in j["runs"]] == list("AAABCAACBA") and
+      all(near(x, y) for x, y in zip(b["ratios"], [0.8, 0.8])) and
+      all(near(x, y) for x, y in zip(c["ratios"], [1.0, 1.005])) and
+      c["primary"] is False and c["p_adjusted"] is not None and
+      (c["median"], c["min"], c["max"]) == (105.25, 100.5, 110))
 print("ok" if ok else json.dumps(j["report"], indent=1))
 EOF
 [[ $rc == 0 && $(<"$tmp/check") == ok ]]
-res $? "ab report of three sides: C against A beside B, the noise A's, in the JSON"
-zsw ab --from-csv "$tmp/three.csv"
-grep -qx "C: x=3" "$tmp/out" && grep -qx "C against A:" "$tmp/out" &&
-	grep -q '^m  *100 \[100\.\.100\]  *99\.75 \[99\.\.100\.5\]  *0\.997  *1\.010  *1\.005 0\.990$' "$tmp/out" &&
-	grep -qxF "  m: B is 19.0% lower than A, outside the noise (1.0%) in 2 of 2 pairs" "$tmp/out" &&
-	! grep -q "^  m: C is" "$tmp/out" && zsw ab --from-csv "$tmp/three.csv" --csv "$tmp/three2.csv" &&
-	cmp -s "$tmp/three.csv" "$tmp/three2.csv"
-res $? "ab report of three sides: C's table and no verdict for it; the CSV round trip"
-grep -v ',B,' "$tmp/three.csv" >"$tmp/gap.csv"
+res $? "ab report of three sides: each side paired with its nearest A run, C secondary"
+zsw ab --metric m --all --from-csv "$tmp/three.csv"
+grep -qx "C: x=3" "$tmp/out" && grep -q "^C against A  *A  *C  *change" "$tmp/out" &&
+	grep -q "^C against A on m: too few pairs to judge: 2" "$tmp/out" &&
+	zsw ab --metric m --from-csv "$tmp/three.csv" --csv "$tmp/three2.csv" && cmp -s "$tmp/three.csv" "$tmp/three2.csv"
+res $? "ab report of three sides: C's table and verdict; the CSV round trip"
+sed 's/,B,/,Q,/' "$tmp/three.csv" | grep -v ',Q,' >"$tmp/gap.csv"
 zsw ab --from-csv "$tmp/gap.csv"
-[[ $rc == 64 && $err == *"gap.csv: no run of side B, but of side C" && -z $out ]]
+[[ $rc == 64 && $err == *"gap.csv: no pair run of side B, but of side C" && -z $out ]]
 res $? "ab --from-csv refuses runs of side C without any of side B (exit 64)"
 
 # --concurrent: scopes it cannot make or set are refused and removed.

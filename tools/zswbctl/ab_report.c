@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zswbctl ab: the report, from the runs alone (so that --from-csv can
+ * report again on the runs a --csv file saved, with no module).
+ *
+ * Each run of a side X other than A is paired with the A run of its pair
+ * nearest to it in time: the schedule puts one next to it (A B, B A, ...;
+ * with more sides A B C A D E A F, then mirrored), so that a drift of the
+ * host over the comparison cancels. Per metric and side, the pairs'
+ * differences (of logs where every value is above 0, as a ratio is; else
+ * of the values) go to ab_stat.c: the Hodges-Lehmann change with its
+ * exact interval, and the signed-rank p-value.
+ *
+ * One primary metric (--metric, default wall_s) on side B is judged at
+ * alpha. Every other metric, and every metric of the sides after B, is
+ * secondary: one family, its p-values adjusted by Benjamini-Hochberg, so
+ * that of the secondary results called different, at most a fraction
+ * alpha are expected to be false. A comparison that moves many counters
+ * at once (a policy that frees folios moves a dozen) keeps its power, as
+ * it would not under a family-wise correction such as Holm's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ab.h"
+#include "ab_stat.h"
+#include "json_writer.h"
+#include "zswbctl.h"
+
+const char * const ab_kind_names[] = {
+	[RUN_WARMUP] = "warmup", [RUN_AA] = "aa", [RUN_PAIR] = "pair",
+};
+
+/* What the report says of one metric, for one side against A. */
+struct cmp {
+	int m, side;			/* the metric; the side, 1 for B */
+	double med[2], min[2], max[2];	/* of A's pair runs, and the side's */
+	bool log;			/* differences of logs: every value > 0 */
+	bool measured;			/* a value in some run */
+	bool tested;			/* a pair, and not every difference 0 */
+	bool primary;			/* --metric on side B */
+	struct ab_paired st;		/* the change, its interval, p */
+	double p_adj;			/* secondary: Benjamini-Hochberg; else NAN */
+	double aa;			/* the A/A pair's difference, or NAN */
+	double *d;			/* the pairs' differences, in run order */
+};
+
+/* The A run paired with run @i, of another side: the nearest A run of its pair. */
+static const struct run *partner_find(int i)
+{
+	const struct run *best = NULL;
+	int j, dist = 0;
+
+	for (j = 0; j < ab.nr_runs; j++) {
+		const struct run *a = &ab.runs[j];
+
+		if (a->kind != RUN_PAIR || a->side != 'A' || a->pair != ab.runs[i].pair)
+			continue;
+		if (!best || abs(j - i) < dist) {
+			best = a;
+			dist = abs(j - i);
+		}
+	}
+	return best;
+}
+
+/* Each run's partner, found once for the runs there are (-1: none). */
+static int *partners;
+static int nr_partners;
+
+static const struct run *partner(int i)
+{
+	const struct run *a;
+	int *p, j;
+
+	if (nr_partners != ab.nr_runs) {
+		p = realloc(partners, (ab.nr_runs + 1) * sizeof(*p));
+		if (!p)
+			return partner_find(i);
+		partners = p;
+		for (j = 0; j < ab.nr_runs; j++) {
+			a = partner_find(j);
+			partners[j] = a ? (int)(a - ab.runs) : -1;
+		}
+		nr_partners = ab.nr_runs;
+	}
+	return partners[i] < 0 ? NULL : &ab.runs[partners[i]];
+}
+
+int ab_primary(void)
+{
+	int m;
+
+	for (m = 0; m < ab.nr_metrics; m++)
+		if (!strcmp(ab.metric_name[m], ab.metric))
+			return m;
+	return -1;
+}
+
+/* The difference of @x and @y (X against A) on @c's scale. */
+static double diff(const struct cmp *c, double a, double x)
+{
+	return c->log ? log(x / a) : x - a;
+}
+
+/*
+ * Compare metric @m of side @k (1: B, ...) with A into @c, @c->d allocated
+ * (the caller frees it); -1 if out of memory.
+ */
+static int compare(int m, int k, struct cmp *c)
+{
+	double v[2][AB_MAX_PAIRS * 2], aa[2];
+	const struct run *r, *a;
+	int n[2] = { 0, 0 }, i, j, nd = 0, naa = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->side = k;
+	c->p_adj = NAN;
+	c->aa = NAN;
+	c->primary = k == 1 && m == ab_primary();
+	c->log = true;
+	for (i = 0; i < ab.nr_runs; i++) {
+		r = &ab.runs[i];
+		if (isnan(r->val[m]))
+			continue;
+		c->measured = true;
+		if (r->kind == RUN_AA && naa < 2)
+			aa[naa++] = r->val[m];
+		if (r->kind != RUN_PAIR || (r->side != 'A' && r->side != 'A' + k))
+			continue;
+		j = r->side != 'A';
+		if (n[j] < (int)ARRAY_SIZE(v[j]))
+			v[j][n[j]++] = r->val[m];
+		if (r->val[m] <= 0)
+			c->log = false;
+	}
+	for (j = 0; j < 2; j++) {
+		c->med[j] = ab_stat_median(v[j], n[j]);	/* sorts: the ends are the range */
+		c->min[j] = n[j] ? v[j][0] : NAN;
+		c->max[j] = n[j] ? v[j][n[j] - 1] : NAN;
+	}
+	c->d = malloc((ab.nr_runs + 1) * sizeof(*c->d));
+	if (!c->d)
+		return -1;
+	for (i = 0; i < ab.nr_runs; i++) {
+		r = &ab.runs[i];
+		if (r->kind != RUN_PAIR || r->side != 'A' + k || isnan(r->val[m]))
+			continue;
+		a = partner(i);
+		if (!a || isnan(a->val[m]))
+			continue;
+		c->d[nd] = diff(c, a->val[m], r->val[m]);
+		c->tested |= c->d[nd++] != 0;
+	}
+	if (naa == 2 && (!c->log || (aa[0] > 0 && aa[1] > 0)))
+		c->aa = diff(c, aa[0], aa[1]);
+	if (ab_stat_paired(c->d, nd, ab.alpha, &c->st)) {
+		msg("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether @c says the side differs from A. */
+static bool differs(const struct cmp *c)
+{
+	if (!c->tested || c->st.too_few)
+		return false;
+	return (c->primary ? c->st.p : c->p_adj) <= ab.alpha;
+}
+
+/* @x, a difference on @c's scale, as a % change of A; NAN where A's median is 0. */
+static double pct(const struct cmp *c, double x)
+{
+	if (c->log)
+		return 100 * expm1(x);
+	return c->med[0] != 0 ? 100 * x / fabs(c->med[0]) : NAN;
+}
+
+/* Every metric of every side against A, the secondary p-values adjusted; NULL if none. */
+static struct cmp *compare_all(void)
+{
+	int nk = ab.nr_sides - 1, n = nk * ab.nr_metrics, i, k, m, bad = 0;
+	struct cmp *c = calloc(n ? n : 1, sizeof(*c));
+	double *p = malloc((n ? n : 1) * sizeof(*p)), *adj = malloc((n ? n : 1) * sizeof(*p));
+
+	if (!c || !p || !adj)
+		goto oom;
+	for (k = 1; k <= nk; k++)
+		for (m = 0; m < ab.nr_metrics; m++)
+			bad |= compare(m, k, &c[(k - 1) * ab.nr_metrics + m]);
+	if (bad)
+		goto oom;
+	for (i = 0; i < n; i++)
+		p[i] = c[i].tested && !c[i].primary ? c[i].st.p : NAN;
+	if (ab_stat_bh(p, adj, n))
+		goto oom;
+	for (i = 0; i < n; i++)
+		c[i].p_adj = adj[i];
+	free(p);
+	free(adj);
+	return c;
+oom:
+	msg("out of memory");
+	for (i = 0; c && i < n; i++)
+		free(c[i].d);
+	free(c);
+	free(p);
+	free(adj);
+	return NULL;
+}
+
+static void free_all(struct cmp *c)
+{
+	int i;
+
+	for (i = 0; c && i < (ab.nr_sides - 1) * ab.nr_metrics; i++)
+		free(c[i].d);
+	free(c);
+}
+
+double ab_primary_halfwidth(void)
+{
+	double w, worst = 0;
+	struct cmp c;
+	int k, m = ab_primary();
+
+	if (m < 0)
+		return INFINITY;
+	for (k = 1; k < ab.nr_sides; k++) {
+		if (compare(m, k, &c)) {
+			free(c.d);
+			return INFINITY;
+		}
+		free(c.d);
+		w = (pct(&c, c.st.hi) - pct(&c, c.st.lo)) / 2;
+		if (c.st.too_few || isnan(w))
+			return INFINITY;
+		if (w > worst)
+			worst = w;
+	}
+	return worst;
+}
+
+/* A p-value as a reader takes it in: two digits. */
+static void fmt_p(char *buf, size_t len, double p)
+{
+	if (isnan(p))
+		snprintf(buf, len, "-");
+	else if (p < 0.0001)
+		snprintf(buf, len, "%.1e", p);
+	else
+		snprintf(buf, len, "%.2g", p);
+}
+
+/* Whether higher is slower: the command's run time. */
+static bool is_time(int m)
+{
+	return !strcmp(ab.metric_name[m], "wall_s");
+}
+
+/* The verdict on @c in words, into @buf. */
+static void verdict(const struct cmp *c, char *buf, size_t len)
+{
+	double e = pct(c, c->st.est), lo = pct(c, c->st.lo), hi = pct(c, c->st.hi);
+	char p[32], side = 'A' + c->side;
+	const char *adj = c->primary ? "" : " (adjusted)";
+	double t;
+
+	fmt_p(p, sizeof(p), c->primary ? c->st.p : c->p_adj);
+	if (!c->st.n) {
+		snprintf(buf, len, "no pair measured it");
+	} else if (!c->tested) {
+		snprintf(buf, len, "no difference: the same in each of %d pairs", c->st.n);
+	} else if (c->st.too_few) {
+		snprintf(buf, len, "too few pairs to judge: %d cannot reach p <= %g; run at least %d",
+			 c->st.n, ab.alpha, (int)ceil(log2(2 / ab.alpha) - 1e-9));
+	} else if (differs(c) && isnan(e)) {
+		snprintf(buf, len, "%c is %.4g %s [%.4g, %.4g] where A's median is 0, p = %s%s, "
+			 "%d pairs", side, fabs(c->st.est), c->st.est > 0 ? "higher" : "lower",
+			 c->st.est > 0 ? c->st.lo : -c->st.hi, c->st.est > 0 ? c->st.hi : -c->st.lo,
+			 p, adj, c->st.n);
+	} else if (differs(c)) {
+		if (e < 0) {	/* the interval as a magnitude, the smaller end first */
+			t = -hi;
+			hi = -lo;
+			lo = t;
+		}
+		snprintf(buf, len, "%c is %.1f%% %s [%.1f%%, %.1f%%], p = %s%s, %d pairs", side,
+			 fabs(e), is_time(c->m) ? (e > 0 ? "slower" : "faster") :
+			 (e > 0 ? "higher" : "lower"), lo, hi, p, adj, c->st.n);
+	} else if (isnan(e)) {
+		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] where A's median is 0, "
+			 "p = %s%s, %d pairs", c->st.lo, c->st.hi, p, adj, c->st.n);
+	} else {
+		snprintf(buf, len, "no difference detected: [%+.1f%%, %+.1f%%], p = %s%s, %d pairs",
+			 lo, hi, p, adj, c->st.n);
+	}
+}
+
+/* @x in at most 6 characters: 4 digits, then k, M, G (a sysadmin reads 12.3M). */
+static void fmt_num(char *buf, size_t len, double x, bool sign)
+{
+	static const char unit[] = "kMGTP";
+	double a = fabs(x);
+	int u = -1;
+
+	if (isnan(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (a >= 9999.5) {
+		do {
+			a /= 1000;
+			u++;
+		} while (a >= 999.5 && u < (int)sizeof(unit) - 2);
+	}
+	if (u < 0)
+		snprintf(buf, len, sign ? "%+.4g" : "%.4g", x);
+	else
+		snprintf(buf, len, "%s%.3g%c", x < 0 ? "-" : sign ? "+" : "", a, unit[u]);
+}
+
+/* The change and its interval, as the table shows it. */
+static void fmt_change(const struct cmp *c, char *buf, size_t len)
+{
+	double e = pct(c, c->st.est);
+	char n[3][16];
+
+	if (!c->st.n) {
+		snprintf(buf, len, "-");
+	} else if (isnan(e)) {
+		fmt_num(n[0], sizeof(n[0]), c->st.est, true);
+		fmt_num(n[1], sizeof(n[1]), c->st.lo, true);
+		fmt_num(n[2], sizeof(n[2]), c->st.hi, true);
+		snprintf(buf, len, "%s [%s, %s]", n[0], n[1], n[2]);
+	} else {
+		snprintf(buf, len, "%+.1f%% [%+.1f%%, %+.1f%%]", e, pct(c, c->st.lo),
+			 pct(c, c->st.hi));
+	}
+}
+
+static int name_width;
+
+/* One row of the table: the metric, the medians, the change, p, the pairs. */
+static void row(FILE *f, const struct cmp *c)
+{
+	char change[96], p[32], med[2][16];
+
+	fmt_change(c, change, sizeof(change));
+	fmt_p(p, sizeof(p), c->primary ? c->st.p : c->p_adj);
+	fmt_num(med[0], sizeof(med[0]), c->med[0], false);
+	fmt_num(med[1], sizeof(med[1]), c->med[1], false);
+	fprintf(f, "%-*s %8s %8s  %-28s %6s %3d%s\n", name_width, ab.metric_name[c->m], med[0],
+		med[1], change, p, c->st.n, differs(c) ? " *" : "");
+}
+
+/* The host check: the A/A pair against the pairs' noise, for @c (the primary). */
+static void host_check(FILE *f, const struct cmp *c)
+{
+	double *r, s;
+	int i;
+
+	if (isnan(c->aa)) {
+		fputs("A/A pair: none (it checks that the host is steady)\n", f);
+		return;
+	}
+	fprintf(f, "A/A pair: %s %+.2f%s", ab.metric_name[c->m],
+		c->log ? 100 * expm1(c->aa) : c->aa, c->log ? "%" : "");
+	r = c->st.n >= 6 ? malloc(c->st.n * sizeof(*r)) : NULL;
+	if (!r) {
+		fputc('\n', f);
+		return;
+	}
+	for (i = 0; i < c->st.n; i++)
+		r[i] = fabs(c->d[i] - c->st.est);
+	/* a robust standard deviation of a pair's difference: 1.4826 MAD */
+	s = 1.4826 * ab_stat_median(r, c->st.n);
+	free(r);
+	fprintf(f, " (a pair's noise, robust sd: %.2f%s)\n", c->log ? 100 * s : s,
+		c->log ? "%" : "");
+	if (s > 0 && fabs(c->aa) > 3 * s)
+		fputs("warning: the A/A pair differs by more than 3 times the pairs' noise: the\n"
+		      "host was not steady at the start; look at the runs (--csv)\n", f);
+}
+
+/*
+ * The text report, as benchstat prints one: per side the primary metric,
+ * the secondary metrics that differ (every metric with --all), then the
+ * verdict in words. Within 100 columns.
+ */
+void ab_report_text(FILE *f)
+{
+	int m, k, i, failed = 0, shown, rest, zero, nm = ab.nr_metrics, prim = ab_primary();
+	struct cmp *all = compare_all(), *c;
+	char buf[512];
+
+	if (!all)
+		return;
+	fprintf(f, "zswbctl ab: %s, %d pairs\n", ab.from_csv ? ab.from_csv :
+		ab.concurrent ? "concurrent (A and B at once, sides swapped each pair)" :
+		ab.nr_sides == 2 ? "sequential (A B, B A, ...)" :
+				   "sequential (each side next to an A run, mirrored each pair)",
+		ab.pairs_run);
+	for (k = 0; k < ab.nr_sides; k++)
+		fprintf(f, "%c: %s\n", 'A' + k, *ab.side[k].spec ? ab.side[k].spec : "(as set)");
+	fprintf(f, "primary: %s at alpha %g; change: Hodges-Lehmann with its %g%% interval;\n"
+		"p: Wilcoxon signed-rank (exact); secondary p: Benjamini-Hochberg adjusted\n",
+		ab.metric, ab.alpha, 100 * (1 - ab.alpha));
+	if (prim >= 0)
+		host_check(f, &all[prim]);
+	name_width = 24;
+	for (m = 0; m < nm; m++)
+		if ((int)strlen(ab.metric_name[m]) > name_width)
+			name_width = strlen(ab.metric_name[m]);
+	if (name_width > 36)
+		name_width = 36;
+	for (k = 1; k < ab.nr_sides; k++) {
+		snprintf(buf, sizeof(buf), "%c against A", 'A' + k);
+		fprintf(f, "\n%-*s %8s %8c  %-28s %6s %3s\n", name_width, buf, "A", 'A' + k,
+			"change [interval]", "p", "n");
+		if (prim >= 0)
+			row(f, &all[(k - 1) * nm + prim]);
+		shown = rest = zero = 0;
+		for (m = 0; m < nm; m++) {
+			c = &all[(k - 1) * nm + m];
+			if (m == prim || !c->measured)
+				continue;
+			if (c->med[0] == 0 && c->med[1] == 0 && c->min[0] == c->max[0] &&
+			    c->min[1] == c->max[1]) {
+				zero++;	/* 0 in every run */
+				continue;
+			}
+			if (!ab.all && !differs(c)) {
+				rest++;
+				continue;
+			}
+			if (!shown++)
+				fputs(ab.all ? "secondary:\n" : "secondary, different after the "
+				      "adjustment:\n", f);
+			row(f, c);
+		}
+		if (rest)
+			fprintf(f, "(%d more metric%s with no difference detected: --all shows %s)\n",
+				rest, rest > 1 ? "s" : "", rest > 1 ? "them" : "it");
+		if (zero && ab.all)
+			fprintf(f, "(%d metric%s 0 in every run left out)\n", zero,
+				zero > 1 ? "s" : "");
+		if (prim >= 0) {
+			verdict(&all[(k - 1) * nm + prim], buf, sizeof(buf));
+			fprintf(f, "%c against A on %s: %s\n", 'A' + k, ab.metric, buf);
+		}
+	}
+	for (i = 0; i < ab.nr_runs; i++)
+		failed += ab.runs[i].exit != 0;
+	if (failed)
+		fprintf(f, "\nthe command failed in %d of %d runs (%s)\n", failed, ab.nr_runs,
+			"the exit status of each is in --json and --csv");
+	free_all(all);
+}
+
+/* Write @v as a JSON number, or null when not measured or infinite. */
+static void json_double(json_writer_t *w, double v)
+{
+	if (isnan(v) || isinf(v))
+		jsonw_null(w);
+	else
+		jsonw_float_fmt(w, "%.15g", v);
+}
+
+static void json_double_field(json_writer_t *w, const char *name, double v)
+{
+	jsonw_name(w, name);
+	json_double(w, v);
+}
+
+/* Write side @k's settings as a JSON object. */
+static void json_side(json_writer_t *w, int k)
+{
+	int i;
+
+	jsonw_start_object(w);
+	for (i = 0; i < ab.side[k].n; i++)
+		jsonw_string_field(w, ab.side[k].name[i], ab.side[k].val[i]);
+	jsonw_end_object(w);
+}
+
+/* Side @j (0: A) of @c: its median and range; the comparison too for a side after A. */
+static void json_cmp(json_writer_t *w, const struct cmp *c, int j)
+{
+	char buf[512];
+
+	jsonw_start_object(w);
+	json_double_field(w, "median", c->med[j]);
+	json_double_field(w, "min", c->min[j]);
+	json_double_field(w, "max", c->max[j]);
+	if (!j) {
+		jsonw_end_object(w);
+		return;
+	}
+	jsonw_int_field(w, "pairs", c->st.n);
+	jsonw_string_field(w, "scale", c->log ? "log" : "diff");
+	json_double_field(w, "estimate", pct(c, c->st.est));
+	json_double_field(w, "ci_low", pct(c, c->st.lo));
+	json_double_field(w, "ci_high", pct(c, c->st.hi));
+	if (!c->log) {
+		jsonw_name(w, "difference");
+		jsonw_start_array(w);
+		json_double(w, c->st.est);
+		json_double(w, c->st.lo);
+		json_double(w, c->st.hi);
+		jsonw_end_array(w);
+	}
+	json_double_field(w, "p_value", c->st.p);
+	json_double_field(w, "p_adjusted", c->p_adj);
+	jsonw_bool_field(w, "differs", differs(c));
+	jsonw_bool_field(w, "primary", c->primary);
+	jsonw_bool_field(w, "too_few", c->tested && c->st.too_few);
+	jsonw_name(w, "ratios");
+	jsonw_start_array(w);
+	for (j = 0; c->log && j < c->st.n; j++)
+		json_double(w, exp(c->d[j]));
+	jsonw_end_array(w);
+	verdict(c, buf, sizeof(buf));
+	jsonw_string_field(w, "verdict", buf);
+	jsonw_end_object(w);
+}
+
+/*
+ * The JSON report: the settings, the method, every run, and per metric A's
+ * range and each side's comparison with A, named by its letter.
+ */
+void ab_report_json(void)
+{
+	json_writer_t *w = jsonw_new(stdout);
+	struct cmp *all = compare_all(), *c;
+	int i, m, k, prim = ab_primary();
+	const struct run *r;
+	char key[2] = "";
+
+	if (!w || !all) {
+		if (!w)
+			msg("out of memory");
+		jsonw_destroy(&w);
+		free_all(all);
+		return;
+	}
+	jsonw_pretty(w, true);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "mode", ab.concurrent ? "concurrent" : "sequential");
+	jsonw_int_field(w, "pairs", ab.pairs_run);
+	jsonw_string_field(w, "primary", ab.metric);
+	json_double_field(w, "alpha", ab.alpha);
+	jsonw_name(w, "method");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "pairing", "each run of a side with the nearest A run of its pair");
+	jsonw_string_field(w, "test", "Wilcoxon signed-rank, two-sided, exact up to 200 pairs");
+	jsonw_string_field(w, "estimate", "Hodges-Lehmann, as a % change of A");
+	jsonw_string_field(w, "interval", "exact, from the signed-rank law");
+	jsonw_string_field(w, "secondary", "Benjamini-Hochberg adjusted p");
+	jsonw_end_object(w);
+	jsonw_name(w, "command");
+	jsonw_start_array(w);
+	for (i = 0; ab.cmd && ab.cmd[i]; i++)
+		jsonw_string(w, ab.cmd[i]);
+	jsonw_end_array(w);
+	for (k = 0; k < ab.nr_sides; k++) {
+		key[0] = 'a' + k;
+		jsonw_name(w, key);
+		json_side(w, k);
+	}
+	jsonw_name(w, "host_check");
+	jsonw_start_object(w);
+	c = prim >= 0 ? &all[prim] : NULL;
+	json_double_field(w, "aa_pct", c && c->log ? 100 * expm1(c->aa) : NAN);
+	json_double_field(w, "aa_difference", c ? c->aa : NAN);
+	jsonw_end_object(w);
+	jsonw_name(w, "runs");
+	jsonw_start_array(w);
+	for (i = 0; i < ab.nr_runs; i++) {
+		r = &ab.runs[i];
+		key[0] = r->side;
+		jsonw_start_object(w);
+		jsonw_int_field(w, "run", i);
+		jsonw_string_field(w, "kind", ab_kind_names[r->kind]);
+		jsonw_int_field(w, "pair", r->pair);
+		jsonw_string_field(w, "side", key);
+		jsonw_int_field(w, "exit", r->exit);
+		jsonw_name(w, "metrics");
+		jsonw_start_object(w);
+		for (m = 0; m < ab.nr_metrics; m++)
+			json_double_field(w, ab.metric_name[m], r->val[m]);
+		jsonw_end_object(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_name(w, "report");
+	jsonw_start_object(w);
+	for (m = 0; m < ab.nr_metrics; m++) {
+		jsonw_name(w, ab.metric_name[m]);
+		jsonw_start_object(w);
+		jsonw_name(w, "a");
+		json_cmp(w, &all[m], 0);
+		for (k = 1; k < ab.nr_sides; k++) {
+			key[0] = 'a' + k;
+			jsonw_name(w, key);
+			json_cmp(w, &all[(k - 1) * ab.nr_metrics + m], 1);
+		}
+		jsonw_end_object(w);
+	}
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	free_all(all);
+}
+
+/* The settings of side @k as one CSV field, quoted. */
+static void csv_settings(FILE *f, int k)
+{
+	const char *s;
+
+	fputc('"', f);
+	for (s = ab.side[k].spec; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int ab_write_csv(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	const struct run *r;
+	int i, m, ret = 0;
+
+	if (!f) {
+		msg("cannot write %s: %s", path, strerror(errno));
+		return 1;
+	}
+	fputs("run,kind,pair,side,settings,exit", f);
+	for (m = 0; m < ab.nr_metrics; m++)
+		fprintf(f, ",%s", ab.metric_name[m]);
+	fputc('\n', f);
+	for (i = 0; i < ab.nr_runs; i++) {
+		r = &ab.runs[i];
+		fprintf(f, "%d,%s,%d,%c,", i, ab_kind_names[r->kind], r->pair, r->side);
+		csv_settings(f, r->side - 'A');
+		fprintf(f, ",%d", r->exit);
+		for (m = 0; m < ab.nr_metrics; m++) {
+			fputc(',', f);
+			if (!isnan(r->val[m]))
+				fprintf(f, "%.17g", r->val[m]);
+		}
+		fputc('\n', f);
+	}
+	if (f != stdout && fclose(f))
+		ret = 1;
+	else if (f == stdout && fflush(f))
+		ret = 1;
+	if (ret)
+		msg("cannot write %s: %s", path, strerror(errno));
+	return ret;
+}
+
+/* Split a CSV line in place into at most @max fields; how many. */
+static int csv_split(char *line, char **field, int max)
+{
+	char *out;
+	int n = 0;
+
+	while (n < max) {
+		out = line;
+		field[n++] = line;
+		if (*line == '"') {
+			for (line++; *line; line++) {
+				if (*line == '"' && line[1] != '"')
+					break;
+				line += *line == '"';
+				*out++ = *line;
+			}
+			line += *line == '"';
+		} else {
+			line += strcspn(line, ",\n");
+			out = line;
+		}
+		if (*line != ',') {
+			*out = '\0';
+			return n;
+		}
+		*out = '\0';
+		line++;
+	}
+	return n;
+}
+
+/* After the rows: every side has pair runs, and each of its runs an A run in its pair. */
+static int csv_check(const char *path)
+{
+	int k, i, n;
+
+	if (ab.nr_sides < 2) {
+		msg("%s: no run of side B: nothing to compare with A", path);
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < ab.nr_sides; k++) {
+		for (i = n = 0; i < ab.nr_runs; i++)
+			n += ab.runs[i].kind == RUN_PAIR && ab.runs[i].side == 'A' + k;
+		if (!n) {
+			msg("%s: no pair run of side %c, but of side %c", path, 'A' + k,
+			    'A' + ab.nr_sides - 1);
+			return EXIT_USAGE;
+		}
+	}
+	for (i = 0; i < ab.nr_runs; i++) {
+		if (ab.runs[i].kind == RUN_PAIR && ab.runs[i].side != 'A' && !partner(i)) {
+			msg("%s: pair %d has a run of side %c but none of side A", path,
+			    ab.runs[i].pair, ab.runs[i].side);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --from-csv: read the runs a --csv file saved, to report on them again.
+ * Every row is checked: a file zswbctl did not write is refused.
+ */
+int ab_read_csv(const char *path)
+{
+	char *line = NULL, *field[AB_MAX_METRICS + 8], *end;
+	int n, nf = 0, i, lineno = 0, ret = 0, idx[AB_MAX_METRICS + 8];
+	size_t cap = 0;
+	struct run *r;
+	double v;
+	FILE *f;
+	int k;
+
+	f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	if (!f) {
+		msg("cannot read %s: %s", path, strerror(errno));
+		return 1;
+	}
+	ab.nr_sides = 0;
+	while (!ret && getline(&line, &cap, f) > 0) {
+		lineno++;
+		n = csv_split(line, field, ARRAY_SIZE(field));
+		if (lineno == 1) {
+			if (n < 6 || strcmp(field[0], "run") || strcmp(field[5], "exit")) {
+				msg("%s: not a zswbctl ab --csv file (its header is not %s)",
+				    path, "run,kind,pair,side,settings,exit,...");
+				ret = EXIT_USAGE;
+			}
+			for (i = 6; i < n && !ret; i++) {
+				idx[i] = ab_metric_idx(field[i]);
+				if (idx[i] < 0) {
+					msg("%s: more than %d metrics", path, AB_MAX_METRICS);
+					ret = EXIT_USAGE;
+				}
+			}
+			nf = n;
+			continue;
+		}
+		if (n != nf) {
+			msg("%s:%d: %d fields, the header has %d", path, lineno, n, nf);
+			ret = EXIT_USAGE;
+			break;
+		}
+		for (k = 0; k < 3 && strcmp(field[1], ab_kind_names[k]); k++)
+			;
+		if (k == 3 || field[3][0] < 'A' || field[3][0] >= 'A' + AB_MAX_SIDES ||
+		    field[3][1]) {
+			msg("%s:%d: kind '%s', side '%s': not a run of zswbctl ab", path, lineno,
+			    field[1], field[3]);
+			ret = EXIT_USAGE;
+			break;
+		}
+		r = ab_run_new(k, (int)strtol(field[2], &end, 10), field[3][0]);
+		if (!r || *end || r->pair < 0 || r->pair > AB_MAX_PAIRS) {
+			msg("%s:%d: pair '%s' is not a number from 0 to %d", path, lineno, field[2],
+			    AB_MAX_PAIRS);
+			ret = EXIT_USAGE;
+			break;
+		}
+		r->exit = (int)strtol(field[5], &end, 10);
+		if (*end || !*field[5]) {
+			msg("%s:%d: exit '%s' is not a number", path, lineno, field[5]);
+			ret = EXIT_USAGE;
+			break;
+		}
+		if (r->kind == RUN_PAIR && r->pair > ab.pairs_run)
+			ab.pairs_run = r->pair;
+		k = r->side - 'A';
+		if (k >= ab.nr_sides)
+			ab.nr_sides = k + 1;
+		if (!*ab.side[k].spec) {	/* "": not yet seen */
+			free(ab.side[k].spec);
+			ab.side[k].n = 0;
+			ret = ab_side_parse(k, field[4]);
+			if (ret)
+				break;
+		}
+		for (i = 6; i < n; i++) {
+			if (!*field[i])
+				continue;
+			if (!ab_parse_double(field[i], &v) || !isfinite(v)) {
+				msg("%s:%d: %s is '%s', not a number", path, lineno,
+				    ab.metric_name[idx[i]], field[i]);
+				ret = EXIT_USAGE;
+				break;
+			}
+			r->val[idx[i]] = v;
+		}
+	}
+	if (!ret && lineno < 2) {
+		msg("%s: no runs", path);
+		ret = EXIT_USAGE;
+	}
+	if (!ret)
+		ret = csv_check(path);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
