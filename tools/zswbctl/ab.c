@@ -228,8 +228,8 @@ static int int_opt(const char *opt, const char *arg, int lo, int hi, int *v)
 /* "ab --help": its usage and options. */
 static int ab_help(void)
 {
-	fputs("usage: zswbctl ab [OPTIONS] [--a 'NAME=VALUE ...'] [--b 'NAME=VALUE ...'] [--c ...]\n"
-	      "                  -- CMD [ARGS ...]\n"
+	fputs("usage: zswbctl ab [OPTIONS] [--a 'NAME=VALUE ...'] [--b 'NAME=VALUE ...']\n"
+	      "                  [--c ...] -- CMD [ARGS ...]\n"
 	      "       zswbctl ab [--json] [--csv FILE] [--metric NAME] [--alpha A] [--all]\n"
 	      "                  --from-csv FILE\n"
 	      "\n"
@@ -333,13 +333,14 @@ static int ab_options(char **argv)
 			ab.precision = strtod(arg, &end);
 			if (*end == '%')
 				end++;
-			if (errno || *end || end == arg || !(ab.precision > 0 && ab.precision < 100)) {
-				msg("ab: --precision '%s': a half-width in %%, above 0 and below 100",
-				    arg);
+			if (errno || *end || end == arg ||
+			    !(ab.precision > 0 && ab.precision < 100)) {
+				msg("ab: --precision '%s': a half-width in %%, from 0 to 100", arg);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(opt, "--alpha")) {
-			if (!ab_parse_double(arg, &ab.alpha) || !(ab.alpha > 0 && ab.alpha <= 0.5)) {
+			if (!ab_parse_double(arg, &ab.alpha) ||
+			    !(ab.alpha > 0 && ab.alpha <= 0.5)) {
 				msg("ab: --alpha '%s': a probability above 0, at most 0.5", arg);
 				return EXIT_USAGE;
 			}
@@ -347,8 +348,8 @@ static int ab_options(char **argv)
 			ab.metric = arg;
 		} else if (!strcmp(opt, "--memory-max") || !strcmp(opt, "--zswap-max")) {
 			if (!mem_size(arg)) {
-				msg("ab: %s '%s': a size in bytes, with K, M, G or T if you like, "
-				    "or max", opt, arg);
+				msg("ab: %s '%s': %s", opt, arg,
+				    "a size in bytes, with K, M, G or T if you like, or max");
 				return EXIT_USAGE;
 			}
 			*(opt[2] == 'm' ? &ab.memory_max : &ab.zswap_max) = arg;

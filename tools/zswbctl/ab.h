@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -83,7 +84,7 @@ int ab_side_parse(int k, const char *spec);
 bool ab_parse_double(const char *s, double *v);
 
 /* ab_run.c */
-extern volatile sig_atomic_t ab_stop;
+extern atomic_int ab_stop;
 void ab_signal(int sig);
 int ab_check_metric_name(const char *name);
 int ab_cgroup_setup(void);

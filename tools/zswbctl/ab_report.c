@@ -257,6 +257,16 @@ static void fmt_p(char *buf, size_t len, double p)
 		snprintf(buf, len, "%.2g", p);
 }
 
+/* The fewest pairs that can reach alpha: 2 / 2^n <= alpha. */
+static int min_pairs(void)
+{
+	int n = 1;
+
+	while (!ab_signrank_can_reach(n, ab.alpha))
+		n++;
+	return n;
+}
+
 /* Whether higher is slower: the command's run time. */
 static bool is_time(int m)
 {
@@ -277,13 +287,13 @@ static void verdict(const struct cmp *c, char *buf, size_t len)
 	} else if (!c->tested) {
 		snprintf(buf, len, "no difference: the same in each of %d pairs", c->st.n);
 	} else if (c->st.too_few) {
-		snprintf(buf, len, "too few pairs to judge: %d cannot reach p <= %g; run at least %d",
-			 c->st.n, ab.alpha, (int)ceil(log2(2 / ab.alpha) - 1e-9));
+		snprintf(buf, len, "too few pairs to judge: %d cannot reach p <= %g; %s %d",
+			 c->st.n, ab.alpha, "run at least", min_pairs());
 	} else if (differs(c) && isnan(e)) {
-		snprintf(buf, len, "%c is %.4g %s [%.4g, %.4g] where A's median is 0, p = %s%s, "
-			 "%d pairs", side, fabs(c->st.est), c->st.est > 0 ? "higher" : "lower",
+		snprintf(buf, len, "%c is %.4g %s [%.4g, %.4g] %s, p = %s%s, %d pairs", side,
+			 fabs(c->st.est), c->st.est > 0 ? "higher" : "lower",
 			 c->st.est > 0 ? c->st.lo : -c->st.hi, c->st.est > 0 ? c->st.hi : -c->st.lo,
-			 p, adj, c->st.n);
+			 "where A's median is 0", p, adj, c->st.n);
 	} else if (differs(c)) {
 		if (e < 0) {	/* the interval as a magnitude, the smaller end first */
 			t = -hi;
@@ -294,8 +304,8 @@ static void verdict(const struct cmp *c, char *buf, size_t len)
 			 fabs(e), is_time(c->m) ? (e > 0 ? "slower" : "faster") :
 			 (e > 0 ? "higher" : "lower"), lo, hi, p, adj, c->st.n);
 	} else if (isnan(e)) {
-		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] where A's median is 0, "
-			 "p = %s%s, %d pairs", c->st.lo, c->st.hi, p, adj, c->st.n);
+		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] %s, p = %s%s, %d pairs",
+			 c->st.lo, c->st.hi, "where A's median is 0", p, adj, c->st.n);
 	} else {
 		snprintf(buf, len, "no difference detected: [%+.1f%%, %+.1f%%], p = %s%s, %d pairs",
 			 lo, hi, p, adj, c->st.n);
@@ -425,7 +435,9 @@ void ab_report_text(FILE *f)
 			"change [interval]", "p", "n");
 		if (prim >= 0)
 			row(f, &all[(k - 1) * nm + prim]);
-		shown = rest = zero = 0;
+		shown = 0;
+		rest = 0;
+		zero = 0;
 		for (m = 0; m < nm; m++) {
 			c = &all[(k - 1) * nm + m];
 			if (m == prim || !c->measured)
@@ -440,13 +452,14 @@ void ab_report_text(FILE *f)
 				continue;
 			}
 			if (!shown++)
-				fputs(ab.all ? "secondary:\n" : "secondary, different after the "
-				      "adjustment:\n", f);
+				fputs(ab.all ? "secondary:\n" :
+				      "secondary, different after the adjustment:\n", f);
 			row(f, c);
 		}
 		if (rest)
-			fprintf(f, "(%d more metric%s with no difference detected: --all shows %s)\n",
-				rest, rest > 1 ? "s" : "", rest > 1 ? "them" : "it");
+			fprintf(f, "(%d more metric%s with no difference detected: %s)\n", rest,
+				rest > 1 ? "s" : "", rest > 1 ? "--all shows them" :
+				"--all shows it");
 		if (zero && ab.all)
 			fprintf(f, "(%d metric%s 0 in every run left out)\n", zero,
 				zero > 1 ? "s" : "");

@@ -43,7 +43,7 @@ static void __printf(3, 4) pathf(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* The signal that asked us to stop (SIGINT, SIGTERM), or 0. */
-volatile sig_atomic_t ab_stop;
+atomic_int ab_stop;
 
 void ab_signal(int sig)
 {
@@ -699,8 +699,8 @@ static bool last_pair(int p)
 	if (w <= ab.precision)
 		return true;
 	if (p == ab.pairs || p % 10 == 0)
-		fprintf(stderr, "zswbctl: ab: %d pairs, %s's interval is +-%.2f%%: "
-			"more pairs (at most %d)\n", p, ab.metric, w, ab.max_pairs);
+		msg("ab: %d pairs, %s's interval is +-%.2f%%: more pairs (at most %d)", p,
+		    ab.metric, w, ab.max_pairs);
 	return false;
 }
 
@@ -829,7 +829,6 @@ void ab_metrics_setup(void)
 	}
 }
 
-
 /*
  * Whether @name is a metric the runs will measure: one of the kernel's
  * files that ab reads, a counter of the module's schema, or cmd.NAME (the
@@ -870,8 +869,8 @@ int ab_check_metric_name(const char *name)
 			if (!strcmp(name, buf))
 				return 0;
 		}
-	msg("ab: --metric '%s': not a metric ab measures: wall_s, cpu.*, psi.*, "
-	    "memory.events.*, memory.stat.*, %s" MODNAME ".COUNTER or cmd.NAME "
-	    "(zswbctl(8), \"ab\")", name, ab.concurrent ? "" : "vmstat.*, ");
+	msg("ab: --metric '%s': not a metric ab measures (zswbctl(8), \"ab\"): %s", name,
+	    ab.concurrent ? "wall_s cpu.* psi.* memory.events.* memory.stat.* zswap_wb.* cmd.*" :
+	    "wall_s cpu.* psi.* memory.events.* memory.stat.* vmstat.* zswap_wb.* cmd.*");
 	return EXIT_USAGE;
 }

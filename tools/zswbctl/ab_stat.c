@@ -23,11 +23,15 @@
  *    trusted, and is not reproducible without fixing its seed.
  *  - Benjamini-Hochberg over a family of p-values.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ab_stat.h"
+
+/* Rounding's slack when a probability is compared with alpha. */
+#define SLACK	(4096 * DBL_EPSILON)
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -145,7 +149,7 @@ int ab_signrank_crit(int n, double alpha)
 	if (!prob)
 		return -1;
 	/* a relative slack: 0.05 / 2 must not miss a tail of exactly that */
-	for (i = 0; i <= total && (sum += prob[i]) <= alpha / 2 * (1 + 1e-12); i++)
+	for (i = 0; i <= total && (sum += prob[i]) <= alpha / 2 * (1 + SLACK); i++)
 		c = i;
 	free(prob);
 	return c;
@@ -154,7 +158,7 @@ int ab_signrank_crit(int n, double alpha)
 bool ab_signrank_can_reach(int n, double alpha)
 {
 	/* the most extreme of 2^n sign patterns, either way: 2 / 2^n */
-	return n > 0 && ldexp(2, -n) <= alpha * (1 + 1e-12);
+	return n > 0 && ldexp(2, -n) <= alpha * (1 + SLACK);
 }
 
 /* The mid-ranks of |d|, doubled to stay integers, into @r2. */
@@ -189,7 +193,8 @@ static void doubled_ranks(const double *d, int n, int *r2)
 	}
 	/* out of memory: the quadratic way, with nothing to allocate */
 	for (i = 0; i < n; i++) {
-		lt = eq = 0;
+		lt = 0;
+		eq = 0;
 		for (j = 0; j < n; j++) {
 			lt += fabs(d[j]) < fabs(d[i]);
 			eq += fabs(d[j]) == fabs(d[i]);
@@ -241,7 +246,7 @@ double ab_signrank_p(const double *d, int n)
 		return NAN;
 	/* P(|T - E| >= |t - E|): the law is symmetric about its mean */
 	for (s = 0; s <= total; s++)
-		if (fabs(s - mean) >= dev - 1e-9)
+		if (fabs(s - mean) >= dev - 0.25)	/* both are multiples of 0.5 */
 			p += prob[s];
 	free(prob);
 	return p > 1 ? 1 : p;
@@ -255,7 +260,10 @@ int ab_stat_paired(const double *d, int n, double alpha, struct ab_paired *out)
 
 	memset(out, 0, sizeof(*out));
 	out->n = n;
-	out->est = out->lo = out->hi = out->p = NAN;
+	out->est = NAN;
+	out->lo = NAN;
+	out->hi = NAN;
+	out->p = NAN;
 	if (n <= 0)
 		return 0;
 	walsh = malloc(m * sizeof(*walsh));
