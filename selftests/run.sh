@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab patch-versions dkms deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-stat zswbctl-calibrate patch-versions dkms deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -271,6 +271,30 @@ suite_checkpatch() {
 
 suite_zswbctl() { bash selftests/zswbctl/test.sh; }
 suite_zswbctl_ab() { bash selftests/zswbctl/ab_test.sh; }
+
+# c_test NAME ARGS...: build selftests/zswbctl/NAME.c with zswbctl ab's
+# arithmetic and run it with ARGS; it prints its own KTAP.
+c_test() {
+	local name=$1
+	shift
+	if ! gcc -O2 -Wall -Wextra -Werror -Itools/zswbctl -o "$out/$name" \
+		"selftests/zswbctl/$name.c" tools/zswbctl/ab_stat.c -lm >"$out/$name.log" 2>&1; then
+		ktap_print_header
+		ktap_set_plan 1
+		sed 's/^/# /' "$out/$name.log"
+		ktap_test_fail "$name builds"
+		return
+	fi
+	"$out/$name" "$@"
+}
+# zswbctl ab's arithmetic against published tables and its definitions.
+suite_zswbctl_stat() { c_test ab_stat_test selftests/zswbctl/ab_signrank_fixtures.txt; }
+# zswbctl ab's verdicts on synthetic runs: false positives, power, coverage.
+suite_zswbctl_calibrate() {
+	make -s -C tools/zswbctl >"$out/calibrate-make.log" 2>&1 ||
+		sed 's/^/# /' "$out/calibrate-make.log"
+	c_test ab_calibrate tools/zswbctl/zswbctl "$out"
+}
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
@@ -416,16 +440,18 @@ suite_bench_args() {
 }
 
 # bench-apps splits its comparisons over two VMs, longest first, each to
-# the VM with less work (build 33 s a run, redis 45, mariadb 44; 3 + 2 x
-# sides runs), and over one with ZSWB_BENCH_JOBS=1; a comparison it does
+# the VM with less work (build 33 s a run, redis 45, mariadb 44; 3 runs,
+# then a pair's: each side after A and an A run beside every two of them:
+# 8 for the six sides on disk, 2 on zram), and over one with
+# ZSWB_BENCH_JOBS=1; a comparison it does
 # not know is refused before anything is built.
 bench_apps_plan() {
 	local p1 p2 p3 desc="bench-apps: the comparisons split over two VMs, one with ZSWB_BENCH_JOBS=1"
 	p1=$(ZSWB_BENCH_JOBS=2 ZSWB_APPS_ROUNDS=2 bash tools/bench/apps/run.sh --plan 2>&1)
 	p2=$(ZSWB_BENCH_JOBS=1 ZSWB_APPS_ROUNDS=2 bash tools/bench/apps/run.sh --plan redis:zram build 2>&1)
-	if [ "$p1" = "vm1: redis:disk redis:zram mariadb:zram (1298 s)
-vm2: mariadb:disk build:disk build:zram (1386 s)" ] &&
-	   [ "$p2" = "vm1: redis:zram build:disk build:zram (1041 s)" ]; then
+	if [ "$p1" = "vm1: redis:disk redis:zram mariadb:zram (1478 s)
+vm2: mariadb:disk build:disk build:zram (1694 s)" ] &&
+	   [ "$p2" = "vm1: redis:zram build:disk build:zram (1173 s)" ]; then
 		ktap_test_pass "$desc"
 	else
 		printf '%s\n' "$p1" "$p2" | sed 's/^/# /'
@@ -442,11 +468,16 @@ vm2: mariadb:disk build:disk build:zram (1386 s)" ] &&
 }
 
 # report.py apps takes its table from zswbctl ab: a log as the guest
-# prints it (serial console line ends), three sides of one comparison.
-# async_free's build_s is 20% lower in both pairs, per_node's within the
-# A/A pair's 2%; pgrotated 0 against 500.
+# prints it (serial console line ends), two comparisons. build on disk,
+# three sides, 8 pairs (A B C A, then A C B A): async_free's build_s 20%
+# lower in every pair, and pgrotated 0 against 500 (no ratio: a
+# difference); per_node's build_s 1% above and below in turn. build_s is
+# the primary metric (B's), p 2/2^8; pgrotated is secondary, p adjusted
+# to 2/2^8 x 2 (two secondary metrics vary). redis on zram: 2 pairs, too
+# few to judge.
 bench_apps_report() {
 	local d=$out/apps-report desc="report.py apps: the table, JSON and CSV from zswbctl ab's report"
+	local p s i=2
 	mkdir -p "$d"
 	{
 		# A comparison of the other VM first: the table orders them.
@@ -457,26 +488,48 @@ bench_apps_report() {
 			'4,pair,2,B,"sync_free=Y",0,9,1110' '5,pair,2,A,"sync_free=N",0,9,1000' |
 			sed 's/^/ABCSV redis zram /'
 		echo "ABSIDES build disk A=stock B=async_free C=per_node"
-		printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.build_s,cmd.pgrotated" \
-			'0,aa,0,A,"async_free=N",0,9,100,500' '1,aa,0,A,"async_free=N",0,9,102,500' \
-			'2,pair,1,A,"async_free=N",0,9,100,500' '3,pair,1,B,"async_free=Y",0,9,80,0' \
-			'4,pair,1,C,"shrink_policy=per_node",0,9,101,500' \
-			'5,pair,2,B,"async_free=Y",0,9,81,0' '6,pair,2,C,"shrink_policy=per_node",0,9,99,500' \
-			'7,pair,2,A,"async_free=N",0,9,100,500' | sed 's/^/ABCSV build disk /'
+		{
+			printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.build_s,cmd.pgrotated" \
+				'0,aa,0,A,"async_free=N",0,9,100,500' '1,aa,0,A,"async_free=N",0,9,102,500'
+			for p in 1 2 3 4 5 6 7 8; do
+				for s in $([ $((p % 2)) = 1 ] && echo A B C A || echo A C B A); do
+					case $s in
+					A) echo "$i,pair,$p,A,\"async_free=N\",0,9,100,500" ;;
+					B) echo "$i,pair,$p,B,\"async_free=Y\",0,9,$((81 - p % 2)),0" ;;
+					C) echo "$i,pair,$p,C,\"shrink_policy=per_node\",0,9,$((99 + 2 * (p % 2))),500" ;;
+					esac
+					i=$((i + 1))
+				done
+			done
+		} | sed 's/^/ABCSV build disk /'
 		echo "# not a comparison"
 	} | sed 's/$/\r/' > "$d/apps.log"
 	if python3 tools/bench/report.py apps "$d/apps.log" "$d/apps.json" > "$d/out" 2>&1 &&
-	   grep -q '^  build_s  *100  *80\.50  *-19\.5%  *-19\.5%  *2\.0%  outside$' "$d/out" &&
-	   grep -q '^  build_s  *100  *100  *+0\.0%  *+0\.0%  *2\.0%  within$' "$d/out" &&
-	   grep -q '^\[build\] per_node against stock (disk swap), zswbctl ab: medians of 2 and 2 runs' "$d/out" &&
+	   grep -q '^  build_s  *100  *80\.50  *-19\.[0-9]% \[-20\.0%, -19\.0%\]  *0\.0078  differs$' "$d/out" &&
+	   grep -q '^  pgrotated  *500  *0\.00  *-100\.0% \[-100\.0%, -100\.0%\]  *0\.016  differs$' "$d/out" &&
+	   grep -q '^\[build\] async_free against stock .*adjusted but for build_s, the primary metric$' "$d/out" &&
+	   grep -q '^  build_s  *100  *100  *[-+]0\.0% \[-1\.0%, +1\.0%\]  *0\.[0-9]*  none detected$' "$d/out" &&
+	   grep -q '^  pgrotated  *500  *500  *+0\.0% \[+0\.0%, +0\.0%\]  *-  the same$' "$d/out" &&
+	   grep -q '^  rps  *1,000  *1,105  *+[0-9.]*% \[+10\.0%, +11\.0%\]  *[0-9.]*  too few pairs$' "$d/out" &&
+	   grep -q '^\[build\] per_node against stock (disk swap), zswbctl ab: medians of 8 and 16 runs' "$d/out" &&
 	   [ "$(grep -o '^\[[a-z]*\]' "$d/out" | uniq | tr -d '[]' | tr '\n' ' ')" = "build redis " ] &&
+	   ! grep -qi 'noise\|outside' "$d/out" &&
 	   python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))["build"]
-s, b = j["stock"], j["async_free"]
-ok = (s["build_s"] == 100 and s["build_s_noise_pct"] == 2.0 and s["runs"]["build_s"] == [100, 102, 100, 100]
-      and b["build_s_differs"] is True and b["pgrotated_differs"] is True and b["iterations"] == 2
-      and b["verdicts"]["build_s"].startswith("B is 19.5% lower than A")
-      and j["per_node"]["build_s_differs"] is False and "wall_s" not in s)
+j = json.load(open(sys.argv[1]))
+s, b, c = j["build"]["stock"], j["build"]["async_free"], j["build"]["per_node"]
+r = j["redis"]["zram-sync_free"]
+near = lambda x, y: x is not None and abs(x - y) < 1e-9
+ok = (s["build_s"] == 100 and s["runs"]["build_s"][:3] == [100, 102, 100]
+      and len(s["runs"]["build_s"]) == 18 and "wall_s" not in s
+      and not any(k.endswith(("_noise_pct", "_aa_spread_pct", "_paired_ratio")) for k in s)
+      and b["build_s_differs"] is True and b["pgrotated_differs"] is True and b["iterations"] == 8
+      and -20 < b["build_s_change_pct"] < -19 and near(b["build_s_ci_pct"][0], -20) and near(b["build_s_ci_pct"][1], -19)
+      and near(b["build_s_p"], 2 / 2 ** 8) and near(b["pgrotated_p"], 2 / 2 ** 8 * 2)
+      and b["primary"] == "build_s" and "primary" not in c
+      and b["pgrotated_change_pct"] == -100 and b["pgrotated_difference"] == [-500, -500, -500]
+      and b["verdicts"]["build_s"].startswith("B is 19.")
+      and c["build_s_differs"] is False and c["build_s_p"] > 0.05
+      and r["rps_differs"] is None and r["verdicts"]["rps"].startswith("too few pairs"))
 sys.exit(not ok)' "$d/apps.json" &&
 	   grep -q '^3,pair,1,B,"async_free=Y",0,9,80,0$' "$d/apps-build-disk.csv"; then
 		ktap_test_pass "$desc"

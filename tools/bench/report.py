@@ -28,9 +28,12 @@ pairs, and into "off" as aa_KEY_ratio; "aa" is not a variant of the JSON.
 apps (make bench-apps): not RESULT lines but zswbctl ab comparisons, one
 per workload and swap kind (apps_comparisons()), each reported by
 zswbctl ab --from-csv itself: per policy against the stock runs of its
-swap kind ("stock" on disk, "zram-stock" on zram): metric, baseline,
-policy, delta of ab's medians, "paired" (ab's median B/A), ab's noise and
-its verdict; then a matrix of the changes per workload. The runs of each
+swap kind ("stock" on disk, "zram-stock" on zram): metric, the medians of
+baseline and policy, ab's change (the Hodges-Lehmann estimate over the
+pairs, as a % of stock, with its interval; a difference in the metric's
+units where stock's median is 0), its p (Benjamini-Hochberg adjusted for
+all but the primary metric) and whether it found a difference; then a
+matrix of the changes of the medians per workload. The runs of each
 comparison are kept beside the JSON as apps-WORKLOAD-KIND.csv.
 
 --each: for every RESULT line on stdin as it comes, one line "group
@@ -259,52 +262,66 @@ def apps_comparisons(path):
                                                            order.get(kv[0][1], 9), kv[0][1])))
 
 
-def ab_report(lines, path):
+# The metric zswbctl ab judges each policy by, per workload, as
+# tools/bench/apps/apps.sh passes it (--metric): the rest are secondary.
+APPS_PRIMARY = {"build": "cmd.build_s", "redis": "cmd.rps", "mariadb": "cmd.tps"}
+
+
+def ab_report(lines, path, metric=None):
     """zswbctl ab's --json report of the runs of a --csv (its lines),
     written to path, by the zswbctl of this tree (made first: a no-op when
-    it is up to date); None, after saying why, when ab cannot report."""
+    it is up to date), with metric as the primary where the runs have it
+    (ab's default without); None, after saying why, when ab cannot
+    report."""
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     zswbctl = os.path.join(top, "tools", "zswbctl", "zswbctl")
     subprocess.run(["make", "-s", "-C", os.path.dirname(zswbctl), "zswbctl"], check=True,
                    stdout=subprocess.DEVNULL)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    r = subprocess.run([zswbctl, "ab", "--json", "--from-csv", path],
-                       capture_output=True, text=True)
+    cmd = [zswbctl, "ab", "--json", "--from-csv", path]
+    if metric and metric in lines[0].split(","):
+        cmd += ["--metric", metric]
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
-        print(f"report.py: zswbctl ab --from-csv {path} exited {r.returncode}: "
+        print(f"report.py: {' '.join(cmd[1:])} exited {r.returncode}: "
               f"{r.stderr.strip()}", file=sys.stderr)
         return None
     return json.loads(r.stdout)
 
 
 def ab_side(summary, letter):
-    """(median, ratio_median, differs, verdict) of side letter in the
-    report of one metric; A's ratio and verdict are None."""
-    side = letter.lower()
-    if side == "a":
-        return summary["a"]["median"], None, None, None
-    if side == "b":
-        return (summary["b"]["median"], summary["ratio_median"], summary["differs"],
-                summary["verdict"])
-    s = summary[side]
-    return s["median"], s["ratio_median"], s["differs"], s["verdict"]
+    """Side letter's part of ab's report on one metric: A's median and
+    range, or a later side's comparison with A."""
+    return summary.get(letter.lower())
+
+
+def ab_p(side):
+    """The p-value ab judged side by: the primary metric's own, any other
+    metric's adjusted (Benjamini-Hochberg)."""
+    return side.get("p_value") if side.get("primary") else side.get("p_adjusted")
 
 
 def apps_from_ab(comps, csv_dir):
     """{workload: {variant: {key: median, ...}}} from zswbctl ab's reports
-    of each comparison (each side's median over the pairs, the median of
-    its ratios to stock in the same pair as KEY_paired_ratio, ab's verdict
-    as KEY_differs, None where ab could not judge, and in "verdicts"; on
-    stock the spread of all its runs,
-    the A/A pair's included, as KEY_aa_spread_pct and ab's noise as
-    KEY_noise_pct), with every run in "runs", in the order they ran."""
+    of each comparison: each side's median over the pairs; for a policy,
+    ab's comparison with stock in the same pairs: KEY_change_pct (the
+    Hodges-Lehmann estimate as a % change of stock) and KEY_ci_pct (its
+    interval, [low, high]), both None where stock's median is 0, then
+    KEY_difference ([estimate, low, high] in the metric's units, on ab's
+    difference scale only), KEY_p (ab_p()), KEY_differs (ab's verdict:
+    None where it could not judge, too few pairs or none) and the verdict
+    in words in "verdicts"; on side B, "primary", the key ab judged it by
+    at alpha (every other key, and every key of a later side, is
+    secondary), when that is one of the command's; with every run in
+    "runs", in the order they ran."""
     meds = OrderedDict()
     for (wl, kind), (sides, lines) in comps.items():
         if not lines:
             print(f"report.py: {wl} on {kind}: no runs (zswbctl ab wrote no CSV)", file=sys.stderr)
             continue
-        rep = ab_report(lines, os.path.join(csv_dir, f"apps-{wl}-{kind}.csv"))
+        rep = ab_report(lines, os.path.join(csv_dir, f"apps-{wl}-{kind}.csv"),
+                        APPS_PRIMARY.get(wl))
         if rep is None:
             continue
         runs = OrderedDict((v, []) for v in sides.values())
@@ -320,34 +337,63 @@ def apps_from_ab(comps, csv_dir):
             e = meds.setdefault(wl, OrderedDict()).setdefault(v, OrderedDict())
             verdicts = OrderedDict()
             for m, summ in rep["report"].items():
-                if not m.startswith("cmd."):
+                side = ab_side(summ, letter)
+                if not m.startswith("cmd.") or not side or side.get("median") is None:
                     continue
                 k = m[4:]
-                med, ratio, differs, verdict = ab_side(summ, letter)
-                if med is None:
-                    continue
-                e[k] = med
+                e[k] = side["median"]
                 if letter == "A":
-                    vals = [x[k] for x in runs[v] if k in x]
-                    mid = statistics.median(vals) if vals else 0
-                    if mid:
-                        e[f"{k}_aa_spread_pct"] = round((max(vals) - min(vals)) * 100.0 / mid, 2)
-                    if summ["noise"] is not None:
-                        e[f"{k}_noise_pct"] = round(summ["noise"] * 100.0, 2)
-                else:
-                    if ratio is not None:
-                        e[f"{k}_paired_ratio"] = ratio
-                    # None where ab could not judge (no pair, or the
-                    # noise unknown): neither outside nor within.
-                    judged = differs or (ratio is not None and summ["noise"] is not None)
-                    e[f"{k}_differs"] = differs if judged else None
-                    verdicts[k] = verdict
+                    continue
+                e[f"{k}_change_pct"] = side.get("estimate")
+                lo, hi = side.get("ci_low"), side.get("ci_high")
+                e[f"{k}_ci_pct"] = [lo, hi] if lo is not None and hi is not None else None
+                if side.get("scale") == "diff":
+                    e[f"{k}_difference"] = side.get("difference")
+                e[f"{k}_p"] = ab_p(side)
+                judged = side.get("pairs") and not side.get("too_few")
+                e[f"{k}_differs"] = side.get("differs") if judged else None
+                verdicts[k] = side.get("verdict")
             e["iterations"] = npairs[v]
+            if letter == "B" and rep.get("primary", "").startswith("cmd."):
+                e["primary"] = rep["primary"][4:]
             if verdicts:
                 e["verdicts"] = verdicts
             keys = OrderedDict((k, None) for it in runs[v] for k in it)
             e["runs"] = OrderedDict((k, [it.get(k) for it in runs[v]]) for k in keys)
     return meds
+
+
+def ab_change(vals, k):
+    """ab's change of key k, as its table shows it: the % change and its
+    interval, or the difference in the metric's units where stock's
+    median is 0; "-" without either."""
+    c, ci, d = vals.get(f"{k}_change_pct"), vals.get(f"{k}_ci_pct"), vals.get(f"{k}_difference")
+    if c is not None and ci:
+        return f"{c:+.1f}% [{ci[0]:+.1f}%, {ci[1]:+.1f}%]"
+    if d and None not in d:
+        return f"{d[0]:+.4g} [{d[1]:+.4g}, {d[2]:+.4g}]"
+    return "-"
+
+
+def ab_pfmt(p):
+    """A p-value in two digits, as zswbctl ab prints it."""
+    if p is None:
+        return "-"
+    return f"{p:.1e}" if p < 0.0001 else f"{p:.2g}"
+
+
+def ab_word(vals, k):
+    """What ab found on key k, in a word or two."""
+    if f"{k}_differs" not in vals:
+        return ""
+    d = vals[f"{k}_differs"]
+    if d is None:
+        return "no pair" if vals.get("verdicts", {}).get(k) == "no pair measured it" \
+            else "too few pairs"
+    if d:
+        return "differs"
+    return "the same" if vals.get("verdicts", {}).get(k, "").startswith("no difference: the same") \
+        else "none detected"
 
 
 def apps_tables(meds):
@@ -360,23 +406,20 @@ def apps_tables(meds):
             b = variants[base]
             kind = "zram" if base == "zram-stock" else "disk"
             lines.append(f"[{wl}] {variant} against {base} ({kind} swap), zswbctl ab: medians "
-                         f"of {vals['iterations']} and {b['iterations']} runs in pairs; paired: "
-                         f"median of policy/stock in each pair; noise: ab's (the A/A pair's "
-                         f"distance from 1, or the stock runs' spread if wider); ab: outside "
-                         f"the noise in every pair or within it")
-            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}{'delta':>10}{'paired':>10}"
-                         f"{'noise':>8}  ab")
+                         f"of {vals['iterations']} and {b['iterations']} runs in pairs; change: "
+                         f"Hodges-Lehmann estimate over the pairs with its interval (a "
+                         f"difference where stock's median is 0); p: Wilcoxon signed-rank, "
+                         f"Benjamini-Hochberg adjusted"
+                         + (f" but for {vals['primary']}, the primary metric"
+                            if vals.get("primary") else ""))
+            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}  {'change [interval]':<30}"
+                         f" {'p':>7}  ab")
             for k in APPS_KEYS:
                 if k not in vals and k not in b:
                     continue
                 bv, pv = b.get(k), vals.get(k)
-                d = f"{(pv - bv) * 100.0 / bv:+.1f}%" if bv and pv is not None else "-"
-                r = vals.get(f"{k}_paired_ratio")
-                p = f"{(r - 1) * 100.0:+.1f}%" if r is not None else ""
-                n = b.get(f"{k}_noise_pct")
-                noise = f"{n:.1f}%" if n is not None else ""
-                verdict = {True: "outside", False: "within"}.get(vals.get(f"{k}_differs"), "")
-                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}{d:>10}{p:>10}{noise:>8}  {verdict}")
+                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}  {ab_change(vals, k):<30}"
+                             f" {ab_pfmt(vals.get(f'{k}_p')):>7}  {ab_word(vals, k)}".rstrip())
             lines.append("")
     return "\n".join(lines)
 
@@ -443,9 +486,9 @@ def compact_pct(p):
 
 def apps_compact(meds):
     """results.rst's table: per workload, each variant's medians; under a
-    stock line ab's noise, under a policy line its change against stock,
-    marked ~ where zswbctl ab found it within the noise, ? where ab could
-    not judge it (no pair or no A/A pair measured it)."""
+    policy line ab's change against stock (its Hodges-Lehmann estimate),
+    marked ~ where zswbctl ab detected no difference, ? where it had too
+    few pairs to judge; "-" where stock's median is 0 (no % change)."""
     lines = []
     for wl, variants in meds.items():
         cols = APPS_COMPACT.get(wl)
@@ -453,25 +496,19 @@ def apps_compact(meds):
             continue
         lines.append(f"{wl:<18}" + "".join(f"{c:>8}" for _, c, _ in cols))
         for v, vals in variants.items():
-            base = variants.get(apps_baseline(v))
             lines.append(f"{v:<18}" + "".join(
                 f"{compact_num(vals[k] * sc if vals.get(k) is not None else None):>8}"
                 for k, _, sc in cols))
-            row = ""
             if v == apps_baseline(v):
-                for k, _, _ in cols:
-                    n = vals.get(f"{k}_noise_pct")
-                    row += f"{'-' if n is None else f'{n:.1f}%':>8}"
-                lines.append(f"{'  noise (' + str(len(vals['runs'].get(cols[0][0], []))) + ' runs)':<18}"
-                             + row)
                 continue
+            row = ""
             for k, _, _ in cols:
-                bv, pv = (base or {}).get(k), vals.get(k)
-                if not bv or pv is None:
+                c = vals.get(f"{k}_change_pct")
+                if c is None:
                     row += f"{'-':>8}"
                     continue
                 mark = {False: "~", None: "?"}.get(vals.get(f"{k}_differs"), " ")
-                row += f"{compact_pct((pv - bv) * 100.0 / bv) + mark:>8}"
+                row += f"{compact_pct(c) + mark:>8}"
             lines.append(f"{'':<18}" + row)
         lines.append("")
     return "\n".join(lines)

@@ -1,31 +1,32 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# DESC: zswbctl ab on disk swap: an A/A within the noise and async_free=Y outside it through pgrotated, three sides, settings put back after SIGTERM
+# DESC: zswbctl ab on disk swap: async_free=Y lower through pgrotated, the primary metric, no difference detected in an A/A side, three sides, settings put back after SIGTERM
 #
 # thrash walks SIZE MiB in a memcg of CG_MAX (zswbctl ab --memory-max) on
 # virtio-blk swap with zswap on. With async_free=N about 70% of the
 # written-back folios rotate (pgrotated); with Y almost none do. One
-# comparison of three sides, the pairs run in rotation (A B C, B C A, C A
-# B): B with A's settings (an A/A) must be within the noise; C
-# (async_free=Y) must be reported outside it through vmstat.pgrotated,
-# lower, in every pair, below half of A's in the median, with a verdict in
-# words. The command also writes figures of its own to
+# comparison of three sides, each pair A B C A, then A C B A, and so on,
+# judged by vmstat.pgrotated (--metric): B (async_free=Y) must be found to
+# differ, lower, its estimate below half of A's and its whole interval
+# below A, with a verdict in words, in 6 pairs, the fewest that can reach
+# p <= 0.05; C with A's settings (an A/A, a secondary side) must show no
+# difference in pgrotated. The command also writes figures of its own to
 # $ZSWBCTL_AB_METRICS (thrash's pages and seconds, and a line that is not
 # NAME VALUE), which ab must report as cmd.pages (exact) and cmd.seconds,
 # and the bad line must be said and left out. Then ab is stopped by
 # SIGTERM in its first run: the parameter it set must read as before, its
-# cgroup must be gone, and it must exit 128 + 15. Exits 0 (pass), 4 (skip)
-# or 1 (fail).
+# cgroup must be gone, and it must exit 128 + 15. Exits 0 (pass), 4
+# (skip) or 1 (fail).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ab.lib"
 
 SIZE=${ZSWB_TEST_SIZE:-150}
 CG_MAX=${ZSWB_TEST_CG_MAX:-50M}
 PASSES=${ZSWB_TEST_PASSES:-2}
-PAIRS=${ZSWB_AB_PAIRS:-3}
-# C's settings: async_free=N here must fail the test (no difference to
+PAIRS=${ZSWB_AB_PAIRS:-6}
+# B's settings: async_free=N here must fail the test (no difference to
 # find), which shows that it can.
-C=${ZSWB_AB_C:-async_free=Y}
+B=${ZSWB_AB_B:-async_free=Y}
 out=/tmp/ab-sequential
 
 
@@ -66,47 +67,60 @@ ab() {
 	fi
 	[ "${1:-}" != -- ] || shift
 	[ $# -gt 0 ] || set -- thrash --size "$SIZE" --passes "$PASSES"
-	zswbctl ab --pairs "$PAIRS" --memory-max "$CG_MAX" --drop-caches --json \
+	zswbctl ab --pairs "$PAIRS" --metric vmstat.pgrotated --memory-max "$CG_MAX" \
+		--drop-caches --json \
 		--csv "$out/$name.csv" --a "$a" --b "$b" ${c:+--c "$c"} -- "$@" \
 		> "$out/$name.json" 2> "$out/$name.err"
 	rc=$?
 	msg "$name: zswbctl ab exited $rc"
-	zswbctl ab --from-csv "$out/$name.csv" | sed 's/^/# /'
+	zswbctl ab --metric vmstat.pgrotated --from-csv "$out/$name.csv" | sed 's/^/# /'
 	[ $rc -eq 0 ] || { sed 's/^/# stderr: /' "$out/$name.err"; return 1; }
 }
 
-if ab aa async_free=N async_free=N "$C" -- "$out/figures.sh"; then
-	differs=$(field "$out/aa.json" vmstat.pgrotated differs)
-	cdiffers=$(side_field "$out/aa.json" vmstat.pgrotated c differs)
-	crmed=$(side_field "$out/aa.json" vmstat.pgrotated c ratio_median)
-	coutside=$(side_field "$out/aa.json" vmstat.pgrotated c outside)
+if ab aa async_free=N "$B" async_free=N -- "$out/figures.sh"; then
+	f=$out/aa.json
+	cdiffers=$(side_field "$f" vmstat.pgrotated c differs)
+	bdiffers=$(side_field "$f" vmstat.pgrotated b differs)
+	bfew=$(side_field "$f" vmstat.pgrotated b too_few)
+	best=$(side_field "$f" vmstat.pgrotated b estimate)
+	bhigh=$(side_field "$f" vmstat.pgrotated b ci_high)
+	bverdict=$(side_field "$f" vmstat.pgrotated b verdict)
 	wb=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "vmstat.zswpwb") c = i; next }
 		$4 == "A" && $2 == "pair" { n += $c } END { print n + 0 }' "$out/aa.csv")
+	runs=$((4 * PAIRS + 2))
 	order=$(awk -F, 'NR > 1 { printf "%s", $4 }' "$out/aa.csv")
-	want=AA$(i=0; while [ $i -lt "$PAIRS" ]; do echo ABCABC | cut -c$((i % 3 + 1))-$((i % 3 + 3)); i=$((i + 1)); done | tr -d '\n')
-	msg "A/A: pgrotated differs $differs, outside in $(field "$out/aa.json" vmstat.pgrotated outside) of $PAIRS pairs; runs $order"
-	msg "C ($C): pgrotated differs '$cdiffers', C/A median $crmed, outside in $coutside of $PAIRS pairs; A's zswpwb $wb"
+	# Each side next to an A run, every other pair mirrored.
+	want=AA$(i=1; while [ $i -le "$PAIRS" ]; do
+		if [ $((i % 2)) = 1 ]; then printf ABCA; else printf ACBA; fi
+		i=$((i + 1))
+	done)
+	msg "B ($B): pgrotated differs '$bdiffers', too few '$bfew': $bverdict; A's zswpwb $wb"
+	msg "A/A (C): pgrotated differs $cdiffers: $(side_field "$f" vmstat.pgrotated c verdict); runs $order"
 	[ "$wb" -gt 10000 ] || { msg "FAILED: under 10k pages written back in A's runs: no test"; fail=1; }
-	[ "$differs" = false ] || { msg "FAILED: an A/A reported outside the noise"; fail=1; }
-	grep -q '"vmstat.pgrotated": {' "$out/aa.json" || { msg "FAILED: no pgrotated in the A/A report"; fail=1; }
-	[ "$cdiffers" = true ] || { msg "FAILED: C's pgrotated not reported outside the noise"; fail=1; }
-	[ "$coutside" = "$PAIRS" ] || { msg "FAILED: C's pgrotated outside the noise in $coutside of $PAIRS pairs"; fail=1; }
-	awk -v r="$crmed" 'BEGIN { exit !(r != "" && r + 0 < 0.5) }' || { msg "FAILED: C/A of pgrotated $crmed, not below 0.5"; fail=1; }
-	case $(side_field "$out/aa.json" vmstat.pgrotated c verdict) in
-	'"C is '*' lower than A, outside the noise'*) ;;
-	*) msg "FAILED: no verdict in words for C's pgrotated"; fail=1 ;;
+	grep -q '"vmstat.pgrotated": {' "$f" || { msg "FAILED: no pgrotated in the report"; fail=1; }
+	[ "$cdiffers" = false ] || { msg "FAILED: an A/A reported to differ"; fail=1; }
+	[ "$bdiffers" = true ] || { msg "FAILED: B's pgrotated not found to differ"; fail=1; }
+	[ "$bfew" = false ] || { msg "FAILED: $PAIRS pairs too few to judge B's pgrotated"; fail=1; }
+	# The estimate and the interval are % changes of A: B under half of
+	# A's, and the whole interval below 0.
+	awk -v e="$best" -v h="$bhigh" 'BEGIN { exit !(e ~ /^-?[0-9]/ && h ~ /^-?[0-9]/ &&
+		e + 0 < -50 && h + 0 < 0) }' ||
+		{ msg "FAILED: B's pgrotated change $best%, interval up to $bhigh%: not below -50% and 0"; fail=1; }
+	case $bverdict in
+	'"B is '*' lower ['*) ;;
+	*) msg "FAILED: no verdict in words that B's pgrotated is lower"; fail=1 ;;
 	esac
 	[ "$order" = "$want" ] || { msg "FAILED: runs in the order $order, not $want"; fail=1; }
 	# The command's own figures: every run's pages exact, seconds there,
 	# the bad line said once a run and left out.
 	pages=$(awk -F, -v want=$((SIZE * 256)) 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cmd.pages") c = i; next }
 		c && $c == want { n++ } END { print n + 0 }' "$out/aa.csv")
-	secs=$(field "$out/aa.json" cmd.seconds differs)
+	secs=$(side_field "$f" cmd.seconds b differs)
 	bad=$(grep -c "metrics line 3: not NAME VALUE: 'Not-A-Name 1', left out" "$out/aa.err")
-	msg "A/A: cmd.pages $((SIZE * 256)) in $pages of $((3 * PAIRS + 2)) runs, cmd.seconds differs '$secs', $bad bad lines said"
-	[ "$pages" = $((3 * PAIRS + 2)) ] || { msg "FAILED: cmd.pages not in every run"; fail=1; }
+	msg "A/A: cmd.pages $((SIZE * 256)) in $pages of $runs runs, cmd.seconds differs '$secs', $bad bad lines said"
+	[ "$pages" = $runs ] || { msg "FAILED: cmd.pages not in every run"; fail=1; }
 	[ -n "$secs" ] || { msg "FAILED: no cmd.seconds in the report"; fail=1; }
-	[ "$bad" = $((3 * PAIRS + 2)) ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
+	[ "$bad" = $runs ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
 	grep -qi "not-a-name" "$out/aa.csv" && { msg "FAILED: the bad line became a metric"; fail=1; }
 else
 	fail=1
