@@ -74,9 +74,10 @@ figures:
 	/usr/bin/python3 tools/bench/report.py figures bench-results Documentation/figures
 
 # The policies on real applications from Debian packages, in the Debian 12
-# image with them (built here): also make bench BENCH=apps.
+# image with them (built here): also make bench BENCH=apps. APPS="redis"
+# (or redis:disk ...) runs one workload's comparisons.
 bench-apps: module
-	bash tools/bench/apps/run.sh
+	bash tools/bench/apps/run.sh $(APPS)
 	$(MAKE) -s figures
 
 kernel-deb:

@@ -63,18 +63,21 @@ for c in $comps; do
 	esac
 done
 jobs=$(zswb_bench_jobs) || exit 1
-# work COMPARISON: its runs (ab's warm-up, the A/A pair and a run of each
-# side in each pair) times the guest seconds of one run of its workload
+# work COMPARISON: its runs (ab's warm-up, the A/A pair and the runs of
+# each pair) times the guest seconds of one run of its workload
 # (the medians of the runs in bench-results/ when this was written).
 work() {
-	local wl=${1%:*} kind=${1#*:} sides=0 v all s
+	local wl=${1%:*} kind=${1#*:} sides=0 v all s m
 	all="stock async_free skip_fault skip_zswap_slots per_node all"
 	[ "$kind" = disk ] || all="zram-stock zram-sync_free zram-all"
 	for v in $all; do
 		case " $ZSWB_APPS_VARIANTS " in *" $v "*) sides=$((sides + 1)) ;; esac
 	done
 	case "$wl" in build) s=33 ;; redis) s=45 ;; mariadb) s=44 ;; esac
-	echo $(( (3 + iter * sides) * s ))
+	# a pair: each side after A once, and an A run beside every two of
+	# them (zswbctl ab's order: A B C A D E A F)
+	m=$((sides - 1))
+	echo $(( (3 + iter * (m + (m + 1) / 2 + (m % 2 == 0))) * s ))
 }
 lane1="" lane2="" w1=0 w2=0
 if [ "$jobs" -ge 2 ] && [ "$(echo $comps | wc -w)" -ge 2 ]; then
