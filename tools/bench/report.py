@@ -12,7 +12,7 @@ group, medians of the iterations for each variant, and the change of each
 variant against the first one (the baseline). The JSON holds, per group
 and variant, the medians of every key.
 
-prompt-free, and demo (make demo, the same guest script): the guest's swap
+prompt-free: the guest's swap
 kinds are renamed as the tables and the JSON name them (disk: async, zram:
 sync), and each run gains figures computed from its counters (DERIVED):
 bypassed_zswap (prompt-free only) and freed_prompt_pct.
@@ -102,8 +102,6 @@ HIST_PREFIX = "free_lat_lt_"
 BENCHES = {
     "prompt-free": ("prompt-free", {"disk": "async", "zram": "sync"},
                     ("bypassed_zswap", "freed_prompt_pct")),
-    "demo": ("demo: zswap_wb prompt freeing, off vs on",
-             {"disk": "async (virtio-blk)", "zram": "sync (zram)"}, ("freed_prompt_pct",)),
 }
 
 
@@ -538,103 +536,6 @@ def apps_main(log, out):
     return 0
 
 
-# demo (make demo): the rows that decide, and a verdict per swap kind.
-DEMO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgrotated", "pgscan", "pgsteal",
-             "freed_prompt_pct")
-DEMO_NAMES = {"time_s": "time", "cpu_s": "CPU time", "psi_some_us": "memory pressure (PSI some)"}
-
-
-def demo_noise(variants, k):
-    """The spread of k over every run with the policy off, the A/A pair's
-    included: (largest - smallest) / median, None with fewer than 2 runs."""
-    vals = [r[k] for v in ("aa", "off") for r in variants.get(v, {}).values() if k in r]
-    if len(vals) < 2 or not statistics.median(vals):
-        return None
-    return (max(vals) - min(vals)) / statistics.median(vals)
-
-
-def demo_decide(lo, hi, noise):
-    """'lower', 'higher' or 'within the noise': every pair's ratio beyond
-    the noise on the same side, or not."""
-    if noise is None:
-        return "within the noise"
-    if hi < 1 - noise:
-        return "lower"
-    if lo > 1 + noise:
-        return "higher"
-    return "within the noise"
-
-
-def pct(r):
-    return f"{(r - 1) * 100.0:+.1f}%"
-
-
-def demo_fmt(v):
-    """A median for the demo's rows: counters and microseconds whole."""
-    if v is None:
-        return "-"
-    return f"{v:,.0f}" if abs(v) >= 100 or v == 0 else f"{v:,.2f}"
-
-
-def demo_tables(meds, by_iter, ratios):
-    lines = []
-    for group, variants in by_iter.items():
-        if "off" not in variants or "on" not in variants:
-            continue
-        m = meds[group]
-        n_aa = len(variants.get("aa", {}))
-        lines.append(f"[{group}] prompt freeing off vs on: medians of {m['on']['iterations']} "
-                     f"alternated pairs; paired: median [min..max] of on/off over the pairs; "
-                     f"noise: (largest - smallest) / median of the {m['off']['iterations'] + n_aa} "
-                     f"runs with it off ({n_aa} of them the A/A pair)")
-        lines.append(f"  {'metric':<28}{'off':>13}{'on':>13}{'paired':>28}{'noise':>8}   verdict")
-        verdict = []
-        for k in DEMO_KEYS:
-            if k not in m["off"] and k not in m["on"]:
-                continue
-            b, v = m["off"].get(k), m["on"].get(k)
-            name = DEMO_NAMES.get(k, k)
-            if k == "freed_prompt_pct":
-                lines.append(f"  {'freed promptly':<28}{b or 0:>12.1f}%{v or 0:>12.1f}%"
-                             f"{'':>28}{'':>8}   of the folios written back")
-                continue
-            r = ratios.get(group, {}).get(k)
-            noise = demo_noise(variants, k)
-            paired = f"{pct(r[0])} [{pct(r[1])}..{pct(r[2])}]" if r else "-"
-            nz = f"{noise * 100.0:.1f}%" if noise is not None else "-"
-            d = demo_decide(r[1], r[2], noise) if r else "-"
-            lines.append(f"  {name:<28}{demo_fmt(b):>13}{demo_fmt(v):>13}{paired:>28}{nz:>8}   {d}")
-            if k in ("time_s", "cpu_s", "psi_some_us") and r:
-                what = {"psi_some_us": "PSI"}.get(k, DEMO_NAMES[k])
-                if d == "within the noise":
-                    verdict.append(f"{what} {pct(r[0])}, within the noise")
-                else:
-                    verdict.append(f"{what} {pct(r[0])} ({d} in every pair)")
-        parts = []
-        freed = m["on"].get("freed_prompt_pct")
-        if freed is not None:
-            parts.append(f"{freed:.1f}% freed promptly")
-        if m["off"].get("pgrotated") is not None and m["on"].get("pgrotated") is not None:
-            parts.append(f"pgrotated {demo_fmt(m['off']['pgrotated'])} -> {demo_fmt(m['on']['pgrotated'])}")
-        lines.append(f"  verdict: {', '.join(parts)}; " + "; ".join(verdict))
-        lines.append("")
-    return "\n".join(lines)
-
-
-def demo_main(seq, meds, by_iter, ratios, full):
-    print(f"== {title('demo')}")
-    print(demo_tables(meds, by_iter, ratios))
-    if full:
-        keys = []
-        for variants in meds.values():
-            for vals in variants.values():
-                keys.extend(k for k in vals if k not in keys and k != "iterations"
-                            and not k.startswith(HIST_PREFIX))
-        print(table(meds, keys))
-        print(ratio_table(pair_ratios(by_iter)))
-    return 0
-
-
 # figures: the pictures of Documentation/results.rst, from bench-results/*.json.
 # Per benchmark, the keys whose change against the baseline is drawn.
 FIG_KEYS = {
@@ -903,9 +804,6 @@ def main():
         return 1
     ratios = pair_ratios(by_iter)
     meds = medians(runs)
-    if bench == "demo":
-        return demo_main(seq, meds, by_iter, pair_ratios(by_iter, DEMO_KEYS),
-                         "--all" in sys.argv[3:])
     keys = []
     for variants in meds.values():
         for vals in variants.values():

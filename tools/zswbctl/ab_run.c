@@ -721,6 +721,11 @@ int ab_run_all(void)
 				      run_sequential(RUN_AA, 0, 0);
 	if (!ret && !ab_stop && !ab.concurrent)
 		ret = run_sequential(RUN_AA, 0, 0);
+	/* a cmd.NAME is known once the command has run */
+	if (!ret && !ab_stop && ab_primary() < 0) {
+		msg("ab: --metric '%s': the command did not report it in the A/A pair", ab.metric);
+		return EXIT_USAGE;
+	}
 	for (p = 1; !ret && !ab_stop; p++) {
 		if (ab.concurrent) {
 			ret = p % 2 ? run_concurrent(RUN_PAIR, p, 0, 1) :
