@@ -9,9 +9,14 @@
 #  - every refusal of bad input comes before anything runs: the exit code,
 #    the message, no run of the command, the parameters as they were and
 #    nothing left in the cgroup and configfs trees;
-#  - the report arithmetic, on runs given through --from-csv: medians of
-#    odd and even counts, ranges, per-pair ratios and their median, the
-#    A/A ratio, the noise, the verdict, ratios of 0, missing values;
+#  - the report, on runs given through --from-csv: medians and ranges,
+#    each pair's ratio, the Hodges-Lehmann change, its exact interval and
+#    p computed here from their definitions, the verdict in words, too few
+#    pairs, --alpha, the Benjamini-Hochberg adjustment of the secondary
+#    metrics, the A/A pair as a host check, a metric 0 under A (a
+#    difference, not a ratio), missing values, each side paired with its
+#    nearest A run (the arithmetic itself: ab_stat_test.c; its
+#    calibration: ab_calibrate.c);
 #  - the JSON report's schema, the CSV round trip;
 #  - prometheus: the scope families and zswap_wb_scope_info, checked by
 #    promtool check metrics; promtool test rules on the shipped rules, and
