@@ -41,7 +41,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 65
+ktap_set_plan 70
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -293,7 +293,9 @@ $py -c 'import json,sys; m=json.load(open(sys.argv[1]))["report"]["m"]["b"]; sys
 res $? "ab report: 3 pairs are too few for a verdict at 0.05, and it says how many are not"
 zsw ab --metric m --alpha 0.01 --from-csv "$tmp/runs.csv"
 grep -q "^B against A on m: too few pairs to judge: 6 cannot reach p <= 0.01; run at least 8$" "$tmp/out" &&
-	grep -q "^primary: m at alpha 0.01; change: Hodges-Lehmann with its 99% interval;" "$tmp/out"
+	grep -qx "primary: m, at alpha 0.01" "$tmp/out" &&
+	grep -q "^change: Hodges-Lehmann, with its 99% interval;" "$tmp/out" &&
+	grep -q '^m  *100  *50  *-49\.8% \[-, -\]  *0\.031  *6$' "$tmp/out"
 res $? "ab report: --alpha 0.01 asks for 8 pairs, and a 99% interval"
 
 # Secondary metrics: their p-values adjusted together (Benjamini-Hochberg).
@@ -383,6 +385,37 @@ grep -v '^3,pair,1,A' "$tmp/runs.csv" >"$tmp/noa.csv"
 zsw ab --from-csv "$tmp/noa.csv"
 [[ $rc == 64 && $err == *"pair 1 has a run of side B but none of side A" && -z $out ]]
 res $? "ab --from-csv refuses a pair without its A run (exit 64)"
+sed 's/$/\r/' "$tmp/runs.csv" >"$tmp/crlf.csv"
+echo >>"$tmp/crlf.csv"
+zsw ab --json --metric m --from-csv "$tmp/crlf.csv"
+[[ $rc == 0 ]] && cmp -s "$tmp/out" "$tmp/runs.json"
+res $? "ab --from-csv reads a file saved with CRLF line ends and a blank line as the same runs"
+sed '6p' "$tmp/runs.csv" >"$tmp/dup.csv"
+zsw ab --metric m --from-csv "$tmp/dup.csv"
+[[ $rc == 64 && $err == *"dup.csv:7: pair 1 has more than 1 pair run of side B" && -z $out ]]
+res $? "ab --from-csv refuses two runs of side B in one pair (exit 64)"
+sed 's/^3,pair,1,A/3,pair,4294967297,A/' "$tmp/runs.csv" >"$tmp/bigpair.csv"
+zsw ab --metric m --from-csv "$tmp/bigpair.csv"
+[[ $rc == 64 && $err == *"pair '4294967297' is not a number from 0 to 1000" && -z $out ]]
+res $? "ab --from-csv refuses a pair number beyond 1000 (exit 64)"
+fake
+zsw ab --json --csv - --b async_free=Y -- "$tmp/cmd"
+[[ $rc == 64 && $err == *"--csv - and --json both write to standard output"* && -z $out ]] && untouched
+res $? "ab refuses --csv - with --json, whose outputs would mix (exit 64)"
+# Ties: a counter that moves in whole units, B - A = -3 1 2 2 2 2 5 5 5
+# where A is 0: the tie-aware p is 0.043, but the interval reaches below
+# 0; ab calls a difference only where both agree.
+printf '%s\n' "run,kind,pair,side,settings,exit,m,t" >"$tmp/ties.csv"
+i=0 n=1
+for b in 0 1 2 2 2 2 5 5 5; do
+	a=3
+	[ "$b" = 0 ] || a=0
+	printf '%s\n' "$i,pair,$n,A,,0,10,$a" "$((i + 1)),pair,$n,B,,0,10,$b" >>"$tmp/ties.csv"
+	i=$((i + 2)) n=$((n + 1))
+done
+zsw ab --json --metric m --from-csv "$tmp/ties.csv"
+$py -c 'import json,sys; t=json.load(open(sys.argv[1]))["report"]["t"]["b"]; sys.exit(not (t["p_value"] < 0.05 and t["difference"][1] < 0 and t["differs"] is False))' "$tmp/out"
+res $? "ab report: with tied differences, no verdict where p and the interval disagree"
 zsw ab --metric nosuch --from-csv "$tmp/runs.csv"
 [[ $rc == 64 && $err == *"--metric 'nosuch': no such metric in $tmp/runs.csv; it has:"* && -z $out ]]
 res $? "ab --from-csv refuses an unknown --metric, listing the metrics (exit 64)"

@@ -381,6 +381,10 @@ static int ab_options(char **argv)
 		    'a' + ab.nr_sides - 1);
 		return EXIT_USAGE;
 	}
+	if (json && ab.csv && !strcmp(ab.csv, "-")) {
+		msg("ab: --csv - and --json both write to standard output: give --csv a file");
+		return EXIT_USAGE;
+	}
 	if (ab.precision && !ab.max_pairs) {
 		msg("ab: --precision needs --max-pairs N: the most pairs it may run");
 		return EXIT_USAGE;
@@ -443,7 +447,7 @@ static int unknown_metric(const char *where)
  */
 int cmd_ab(char **argv)
 {
-	struct sigaction sa = { .sa_handler = ab_signal }, oint, oterm;
+	struct sigaction sa = { .sa_handler = ab_signal }, old[AB_NR_SIGNALS];
 	int ret, i, failed = 0;
 
 	ret = ab_options(argv);
@@ -468,8 +472,8 @@ int cmd_ab(char **argv)
 	}
 	/* From here on, everything made is undone on every way out. */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &oint);
-	sigaction(SIGTERM, &sa, &oterm);
+	for (i = 0; i < AB_NR_SIGNALS; i++)
+		sigaction(ab_signals[i], &sa, &old[i]);
 	ret = ab.concurrent ? ab_scopes_setup() : 0;
 	if (!ret) {
 		ab_metrics_setup();
@@ -478,8 +482,8 @@ int cmd_ab(char **argv)
 	if (!ret && !ab_stop)
 		ret = ab_run_all();
 	ab_cleanup();
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGTERM, &oterm, NULL);
+	for (i = 0; i < AB_NR_SIGNALS; i++)
+		sigaction(ab_signals[i], &old[i], NULL);
 	if (ab_stop) {
 		msg("ab: stopped by signal %d; the settings are put back", (int)ab_stop);
 		return 128 + ab_stop;

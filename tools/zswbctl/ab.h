@@ -84,6 +84,8 @@ int ab_side_parse(int k, const char *spec);
 bool ab_parse_double(const char *s, double *v);
 
 /* ab_run.c */
+#define AB_NR_SIGNALS	4
+extern const int ab_signals[AB_NR_SIGNALS];
 extern atomic_int ab_stop;
 void ab_signal(int sig);
 int ab_check_metric_name(const char *name);

@@ -103,7 +103,7 @@ int ab_primary(void)
 /* The difference of @x and @y (X against A) on @c's scale. */
 static double diff(const struct cmp *c, double a, double x)
 {
-	return c->log ? log(x / a) : x - a;
+	return c->log ? log(x) - log(a) : x - a;
 }
 
 /*
@@ -112,11 +112,15 @@ static double diff(const struct cmp *c, double a, double x)
  */
 static int compare(int m, int k, struct cmp *c)
 {
-	double v[2][AB_MAX_PAIRS * 2], aa[2];
+	double *v[2], aa[2];
 	const struct run *r, *a;
 	int n[2] = { 0, 0 }, i, j, nd = 0, naa = 0;
 
 	memset(c, 0, sizeof(*c));
+	v[0] = malloc(2 * (ab.nr_runs + 1) * sizeof(*v[0]));
+	if (!v[0])
+		return -1;
+	v[1] = v[0] + ab.nr_runs + 1;
 	c->m = m;
 	c->side = k;
 	c->p_adj = NAN;
@@ -133,8 +137,7 @@ static int compare(int m, int k, struct cmp *c)
 		if (r->kind != RUN_PAIR || (r->side != 'A' && r->side != 'A' + k))
 			continue;
 		j = r->side != 'A';
-		if (n[j] < (int)ARRAY_SIZE(v[j]))
-			v[j][n[j]++] = r->val[m];
+		v[j][n[j]++] = r->val[m];
 		if (r->val[m] <= 0)
 			c->log = false;
 	}
@@ -143,6 +146,7 @@ static int compare(int m, int k, struct cmp *c)
 		c->min[j] = n[j] ? v[j][0] : NAN;
 		c->max[j] = n[j] ? v[j][n[j] - 1] : NAN;
 	}
+	free(v[0]);
 	c->d = malloc((ab.nr_runs + 1) * sizeof(*c->d));
 	if (!c->d)
 		return -1;
@@ -154,6 +158,8 @@ static int compare(int m, int k, struct cmp *c)
 		if (!a || isnan(a->val[m]))
 			continue;
 		c->d[nd] = diff(c, a->val[m], r->val[m]);
+		if (!isfinite(c->d[nd]))
+			continue;	/* beyond a double: as good as missing */
 		c->tested |= c->d[nd++] != 0;
 	}
 	if (naa == 2 && (!c->log || (aa[0] > 0 && aa[1] > 0)))
@@ -165,10 +171,14 @@ static int compare(int m, int k, struct cmp *c)
 	return 0;
 }
 
-/* Whether @c says the side differs from A. */
+/*
+ * Whether @c says the side differs from A. Without ties the interval
+ * excludes 0 exactly when p <= alpha; with ties (counters that move in
+ * whole units) the two can disagree at the margin, and both must agree.
+ */
 static bool differs(const struct cmp *c)
 {
-	if (!c->tested || c->st.too_few)
+	if (!c->tested || c->st.too_few || !(c->st.lo > 0 || c->st.hi < 0))
 		return false;
 	return (c->primary ? c->st.p : c->p_adj) <= ab.alpha;
 }
@@ -335,6 +345,15 @@ static void fmt_num(char *buf, size_t len, double x, bool sign)
 		snprintf(buf, len, "%s%.3g%c", x < 0 ? "-" : sign ? "+" : "", a, unit[u]);
 }
 
+/* A % change in at most 8 characters: whole from 1000% up; "-" if none. */
+static void fmt_pct(char *buf, size_t len, double x)
+{
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, fabs(x) < 999.95 ? "%+.1f%%" : "%+.0f%%", x);
+}
+
 /* The change and its interval, as the table shows it. */
 static void fmt_change(const struct cmp *c, char *buf, size_t len)
 {
@@ -349,8 +368,10 @@ static void fmt_change(const struct cmp *c, char *buf, size_t len)
 		fmt_num(n[2], sizeof(n[2]), c->st.hi, true);
 		snprintf(buf, len, "%s [%s, %s]", n[0], n[1], n[2]);
 	} else {
-		snprintf(buf, len, "%+.1f%% [%+.1f%%, %+.1f%%]", e, pct(c, c->st.lo),
-			 pct(c, c->st.hi));
+		fmt_pct(n[0], sizeof(n[0]), e);
+		fmt_pct(n[1], sizeof(n[1]), pct(c, c->st.lo));
+		fmt_pct(n[2], sizeof(n[2]), pct(c, c->st.hi));
+		snprintf(buf, len, "%s [%s, %s]", n[0], n[1], n[2]);
 	}
 }
 
@@ -365,8 +386,12 @@ static void row(FILE *f, const struct cmp *c)
 	fmt_p(p, sizeof(p), c->primary ? c->st.p : c->p_adj);
 	fmt_num(med[0], sizeof(med[0]), c->med[0], false);
 	fmt_num(med[1], sizeof(med[1]), c->med[1], false);
-	fprintf(f, "%-*s %8s %8s  %-28s %6s %3d%s\n", name_width, ab.metric_name[c->m], med[0],
-		med[1], change, p, c->st.n, differs(c) ? " *" : "");
+	/* a name longer than the column on a line of its own */
+	if ((int)strlen(ab.metric_name[c->m]) > name_width)
+		fprintf(f, "%s\n", ab.metric_name[c->m]);
+	fprintf(f, "%-*s %8s %8s  %-28s %6s %3d%s\n", name_width,
+		(int)strlen(ab.metric_name[c->m]) > name_width ? "" : ab.metric_name[c->m],
+		med[0], med[1], change, p, c->st.n, differs(c) ? " *" : "");
 }
 
 /* The host check: the A/A pair against the pairs' noise, for @c (the primary). */
@@ -418,9 +443,10 @@ void ab_report_text(FILE *f)
 		ab.pairs_run);
 	for (k = 0; k < ab.nr_sides; k++)
 		fprintf(f, "%c: %s\n", 'A' + k, *ab.side[k].spec ? ab.side[k].spec : "(as set)");
-	fprintf(f, "primary: %s at alpha %g; change: Hodges-Lehmann with its %g%% interval;\n"
-		"p: Wilcoxon signed-rank (exact); secondary p: Benjamini-Hochberg adjusted\n",
-		ab.metric, ab.alpha, 100 * (1 - ab.alpha));
+	fprintf(f, "primary: %s, at alpha %g\n", ab.metric, ab.alpha);
+	fprintf(f, "change: Hodges-Lehmann, with its %g%% interval; %s\n%s\n", 100 * (1 - ab.alpha),
+		"p: Wilcoxon signed-rank, exact up",
+		"to 200 pairs; the secondary metrics' p: Benjamini-Hochberg adjusted");
 	if (prim >= 0)
 		host_check(f, &all[prim]);
 	name_width = 24;
@@ -457,7 +483,7 @@ void ab_report_text(FILE *f)
 			row(f, c);
 		}
 		if (rest)
-			fprintf(f, "(%d more metric%s with no difference detected: %s)\n", rest,
+			fprintf(f, "(%d more metric%s not found to differ: %s)\n", rest,
 				rest > 1 ? "s" : "", rest > 1 ? "--all shows them" :
 				"--all shows it");
 		if (zero && ab.all)
@@ -465,7 +491,9 @@ void ab_report_text(FILE *f)
 				zero > 1 ? "s" : "");
 		if (prim >= 0) {
 			verdict(&all[(k - 1) * nm + prim], buf, sizeof(buf));
-			fprintf(f, "%c against A on %s: %s\n", 'A' + k, ab.metric, buf);
+			/* a long metric's verdict on a line of its own */
+			fprintf(f, "%c against A on %s:%s%s\n", 'A' + k, ab.metric,
+				strlen(ab.metric) + strlen(buf) > 82 ? "\n  " : " ", buf);
 		}
 	}
 	for (i = 0; i < ab.nr_runs; i++)
@@ -711,6 +739,28 @@ static int csv_split(char *line, char **field, int max)
 	return n;
 }
 
+/*
+ * Before row @lineno (a run of @kind, @pair, @side) is added: a pair has
+ * one run of each side after A, and A runs beside them, at most one for
+ * every two sides and one more (A B C A D E A F G A H); the A/A pair two.
+ * 0, or EXIT_USAGE after saying why.
+ */
+static int csv_check_run(const char *path, int lineno, int kind, long pair, char side)
+{
+	int i, n = 0, most;
+
+	most = kind == RUN_AA ? 2 : kind == RUN_WARMUP ? 1 :
+	       side == 'A' ? AB_MAX_SIDES / 2 + 1 : 1;
+	for (i = 0; i < ab.nr_runs; i++)
+		n += ab.runs[i].kind == (enum run_kind)kind && ab.runs[i].pair == pair &&
+		     ab.runs[i].side == side;
+	if (n < most)
+		return 0;
+	msg("%s:%d: pair %ld has more than %d %s run%s of side %c", path, lineno, pair, most,
+	    ab_kind_names[kind], most > 1 ? "s" : "", side);
+	return EXIT_USAGE;
+}
+
 /* After the rows: every side has pair runs, and each of its runs an A run in its pair. */
 static int csv_check(const char *path)
 {
@@ -750,6 +800,7 @@ int ab_read_csv(const char *path)
 	size_t cap = 0;
 	struct run *r;
 	double v;
+	long pair;
 	FILE *f;
 	int k;
 
@@ -761,6 +812,9 @@ int ab_read_csv(const char *path)
 	ab.nr_sides = 0;
 	while (!ret && getline(&line, &cap, f) > 0) {
 		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';	/* a file saved with CRLF too */
+		if (!*line)
+			continue;
 		n = csv_split(line, field, ARRAY_SIZE(field));
 		if (lineno == 1) {
 			if (n < 6 || strcmp(field[0], "run") || strcmp(field[5], "exit")) {
@@ -792,11 +846,20 @@ int ab_read_csv(const char *path)
 			ret = EXIT_USAGE;
 			break;
 		}
-		r = ab_run_new(k, (int)strtol(field[2], &end, 10), field[3][0]);
-		if (!r || *end || r->pair < 0 || r->pair > AB_MAX_PAIRS) {
+		errno = 0;
+		pair = strtol(field[2], &end, 10);
+		if (errno || end == field[2] || *end || pair < 0 || pair > AB_MAX_PAIRS) {
 			msg("%s:%d: pair '%s' is not a number from 0 to %d", path, lineno, field[2],
 			    AB_MAX_PAIRS);
 			ret = EXIT_USAGE;
+			break;
+		}
+		ret = csv_check_run(path, lineno, k, pair, field[3][0]);
+		if (ret)
+			break;
+		r = ab_run_new(k, pair, field[3][0]);
+		if (!r) {
+			ret = 1;
 			break;
 		}
 		r->exit = (int)strtol(field[5], &end, 10);

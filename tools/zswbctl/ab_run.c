@@ -42,7 +42,10 @@ static void __printf(3, 4) pathf(char *buf, size_t len, const char *fmt, ...)
 		*buf = '\0';
 }
 
-/* The signal that asked us to stop (SIGINT, SIGTERM), or 0. */
+/* The signals that stop a comparison, its settings put back. */
+const int ab_signals[AB_NR_SIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* The signal that asked us to stop (one of ab_signals), or 0. */
 atomic_int ab_stop;
 
 void ab_signal(int sig)
@@ -415,24 +418,45 @@ static int drop_caches(void)
 }
 
 /*
- * Start the command in cgroup @cg: the child moves itself in before exec,
- * its stdout goes to our stderr (the report is on stdout), and
- * $ZSWBCTL_AB_METRICS names the file @metrics for its own figures. The
- * pid, or -1.
+ * Start the command in cgroup @cg, as child @k of ab (ab.child[k]): the
+ * child moves itself in before exec, its stdout goes to our stderr (the
+ * report is on stdout), and $ZSWBCTL_AB_METRICS names the file @metrics
+ * for its own figures. The pid, or -1.
  */
-static pid_t start(const char *cg, const char *metrics)
+static pid_t start(int k, const char *cg, const char *metrics)
 {
 	char procs[PATH_MAX];
+	sigset_t stop, old;
+	size_t i;
 	pid_t pid;
 	int err;
 
 	pathf(procs, sizeof(procs), "%s/cgroup.procs", cg);
 	fflush(NULL);
+	/*
+	 * A signal that comes before ab.child[k] is set would not reach the
+	 * command: hold the signals until it is, and start nothing once one
+	 * came.
+	 */
+	sigemptyset(&stop);
+	for (i = 0; i < ARRAY_SIZE(ab_signals); i++)
+		sigaddset(&stop, ab_signals[i]);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (ab_stop) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
 	pid = fork();
-	if (pid)
-		return pid < 0 ? (msg("cannot fork: %s", strerror(errno)), -1) : pid;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	if (pid) {
+		ab.child[k] = pid > 0 ? pid : 0;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pid < 0)
+			msg("cannot fork: %s", strerror(errno));
+		return pid;
+	}
+	for (i = 0; i < ARRAY_SIZE(ab_signals); i++)
+		signal(ab_signals[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	err = write_str(procs, "0");
 	if (err) {
 		msg("cannot move into %s: %s", procs, strerror(-err));
@@ -542,7 +566,7 @@ static void cmd_metrics(struct run *r, const char *path)
 /* One sequential run of side @side; 0 or 1. */
 static int run_sequential(enum run_kind kind, int pair, int side)
 {
-	char cg[PATH_MAX], name[32], metrics[PATH_MAX];
+	char cg[PATH_MAX] = "", name[32], metrics[PATH_MAX];
 	struct snap before = { 0 }, after = { 0 };
 	struct run *r;
 	double t0;
@@ -560,11 +584,12 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 	r = ret ? NULL : ab_run_new(kind, pair, 'A' + side);
 	if (!r) {
 		snap_free(&before);
+		if (*cg)
+			cgroup_remove(cg);
 		return 1;
 	}
 	t0 = now();
-	ab.child[0] = start(cg, metrics);
-	r->exit = ab.child[0] < 0 ? -1 : wait_child(ab.child[0]);
+	r->exit = start(0, cg, metrics) < 0 ? -1 : wait_child(ab.child[0]);
 	run_set(r, "wall_s", now() - t0);
 	ab.child[0] = 0;
 	ret = snap_take(&after, "stats");
@@ -624,8 +649,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 	}
 	for (k = 0; k < 2 && !ret; k++) {
 		t0[k] = now();
-		ab.child[k] = start(cg[k], metrics[k]);
-		if (ab.child[k] < 0)
+		if (start(k, cg[k], metrics[k]) < 0)
 			ret = 1;
 	}
 	while (done < 2 && ab.child[0] + ab.child[1] > 0) {

@@ -238,7 +238,8 @@ double ab_signrank_p(const double *d, int n)
 		free(w);
 		/* doubled ranks: a step of the sum is 2, so the correction is 1 */
 		z = (dev - 1) / sqrt(var);
-		return z <= 0 ? 1 : erfc(z / sqrt(2));
+		/* never below the exact law's least p, 2 / 2^m */
+		return z <= 0 ? 1 : fmax(erfc(z / sqrt(2)), ldexp(2, -m));
 	}
 	prob = sign_law(w, m, &total);
 	free(w);
@@ -277,10 +278,11 @@ int ab_stat_paired(const double *d, int n, double alpha, struct ab_paired *out)
 	out->exact = n <= AB_STAT_EXACT_MAX;
 	out->too_few = !ab_signrank_can_reach(n, alpha);
 	c = ab_signrank_crit(n, alpha);
-	if (c < 0 || c >= m / 2)
-		c = 0;		/* too few: the widest interval there is */
-	out->lo = walsh[c];
-	out->hi = walsh[m - 1 - c];
+	/* too few: no interval reaches 1 - alpha, and none is given */
+	if (c >= 0 && c < m / 2) {
+		out->lo = walsh[c];
+		out->hi = walsh[m - 1 - c];
+	}
 	free(walsh);
 	return isnan(out->p) ? -1 : 0;
 }

@@ -19,7 +19,7 @@
 struct ab_paired {
 	int n;			/* pairs */
 	double est;		/* Hodges-Lehmann: the median of the Walsh averages */
-	double lo, hi;		/* its 1 - alpha interval (the widest when too_few) */
+	double lo, hi;		/* its 1 - alpha interval (NAN when too_few) */
 	double p;		/* two-sided signed-rank p-value */
 	bool too_few;		/* n pairs cannot reach alpha: no verdict */
 	bool exact;		/* p and interval from the exact law (n <= 200) */
