@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# DESC: zswbctl ab on disk swap: async_free=Y lower through pgrotated, the primary metric, no difference detected in an A/A side, three sides, settings put back after SIGTERM
+# DESC: zswbctl ab on disk swap: async_free=Y lower through pgrotated, the primary metric, no difference detected in an A/A side, three sides, --precision, settings put back after SIGTERM and SIGHUP
 #
 # thrash walks SIZE MiB in a memcg of CG_MAX (zswbctl ab --memory-max) on
 # virtio-blk swap with zswap on. With async_free=N about 70% of the
@@ -14,9 +14,11 @@
 # $ZSWBCTL_AB_METRICS (thrash's pages and seconds, and a line that is not
 # NAME VALUE), which ab must report as cmd.pages (exact) and cmd.seconds,
 # and the bad line must be said and left out. Then ab is stopped by
-# SIGTERM in its first run: the parameter it set must read as before, its
-# cgroup must be gone, and it must exit 128 + 15. Exits 0 (pass), 4
-# (skip) or 1 (fail).
+# SIGTERM in its first run, and by SIGHUP: the parameter it set must read
+# as before, its cgroup must be gone, and it must exit 128 + the signal.
+# Last, --precision stops at --pairs on a figure that never varies, and
+# at --max-pairs on one that is noise. Exits 0 (pass), 4 (skip) or 1
+# (fail).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/ab.lib"
 
@@ -145,6 +147,41 @@ sed 's/^/# stderr: /' "$out/term.err"
 [ $rc -eq 143 ] || { msg "FAILED: exit status $rc, not 143"; fail=1; }
 [ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N after SIGTERM"; fail=1; }
 ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is left"; fail=1; }
+# SIGHUP (a terminal or an ssh session that goes away) stops it the same
+# way, here while the command sleeps.
+zswbctl ab --pairs 1 --a async_free=Y --b async_free=Y -- sleep 60 \
+	> "$out/hup.out" 2> "$out/hup.err" &
+pid=$!
+w=0
+while [ "$(param_value async_free)" != Y ] && [ $w -lt 100 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+sleep 1
+kill -HUP $pid
+wait $pid
+rc=$?
+msg "SIGHUP: zswbctl ab exited $rc, async_free $(param_value async_free)"
+[ $rc -eq 129 ] || { msg "FAILED: exit status $rc after SIGHUP, not 129"; fail=1; }
+[ "$(param_value async_free)" = N ] || { msg "FAILED: async_free not put back to N after SIGHUP"; fail=1; }
+ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is left after SIGHUP"; fail=1; }
+
+# --precision: pairs are added until the primary metric's interval is
+# at most +-1%, or --max-pairs. A figure that never varies is known at
+# once (6 pairs, --pairs); one that is noise never is (8, --max-pairs).
+printf '#!/bin/sh\necho "x 100" > "$ZSWBCTL_AB_METRICS"\n' > "$out/steady.sh"
+printf '#!/bin/sh\necho "x $(( $$ %% 97 + 1 ))" > "$ZSWBCTL_AB_METRICS"\n' > "$out/noisy.sh"
+chmod +x "$out/steady.sh" "$out/noisy.sh"
+for cmd in steady:6 noisy:8; do
+	zswbctl ab --pairs 6 --precision 1% --max-pairs 8 --metric cmd.x --json \
+		--a async_free=N --b async_free=N -- "$out/${cmd%:*}.sh" > "$out/prec.json" 2> "$out/prec.err"
+	rc=$?
+	got=$(sed -n 's/^    "pairs": \([0-9]*\),$/\1/p' "$out/prec.json")
+	msg "--precision, ${cmd%:*} figure: exit $rc, $got pairs"
+	[ $rc -eq 0 ] && [ "$got" = "${cmd#*:}" ] ||
+		{ msg "FAILED: ${cmd%:*} figure: $got pairs, not ${cmd#*:}"; sed 's/^/# /' "$out/prec.err"; fail=1; }
+done
+
 # Nor a metrics directory, after the comparisons (figures.sh leaves a
 # file of its own in it) and after SIGTERM.
 ls -d "${TMPDIR:-/tmp}"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a metrics directory of ab is left"; fail=1; }
