@@ -316,6 +316,10 @@ static void verdict(const struct cmp *c, char *buf, size_t len)
 	} else if (isnan(e)) {
 		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] %s, p = %s%s, %d pairs",
 			 c->st.lo, c->st.hi, "where A's median is 0", p, adj, c->st.n);
+	} else if (!c->primary && (c->st.lo > 0 || c->st.hi < 0)) {
+		/* the interval is the metric's own: the family's correction is in p */
+		snprintf(buf, len, "%s: [%+.1f%%, %+.1f%%] unadjusted, p = %s (adjusted), %d pairs",
+			 "not different after the adjustment", lo, hi, p, c->st.n);
 	} else {
 		snprintf(buf, len, "no difference detected: [%+.1f%%, %+.1f%%], p = %s%s, %d pairs",
 			 lo, hi, p, adj, c->st.n);
