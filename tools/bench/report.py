@@ -368,8 +368,12 @@ def ab_change(vals, k):
     c, ci, d = vals.get(f"{k}_change_pct"), vals.get(f"{k}_ci_pct"), vals.get(f"{k}_difference")
     if c is not None and ci:
         return f"{c:+.1f}% [{ci[0]:+.1f}%, {ci[1]:+.1f}%]"
+    if c is not None:
+        return f"{c:+.1f}% [-]"  # too few pairs: ab gives no interval
     if d and None not in d:
         return f"{d[0]:+.4g} [{d[1]:+.4g}, {d[2]:+.4g}]"
+    if d and d[0] is not None:
+        return f"{d[0]:+.4g} [-]"
     return "-"
 
 
