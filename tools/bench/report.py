@@ -547,7 +547,6 @@ FIG_KEYS = {
     "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
     "readahead": ("walk_s", "random_writes", "zswpin"),
     "store": ("store_p50_us", "store_p99_us", "over_pct", "usage_mean_pct"),
-    "apps": ("build_s", "rps", "tps", "avg_ms", "p95_ms", "cpu_s"),
     "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
     "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),
 }
@@ -556,7 +555,6 @@ FIG_TITLES = {
     "shrinker": "each shrink_policy against stock (the band: stock's own runs)",
     "readahead": "each readahead_policy against stock (the band: stock's own runs)",
     "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
-    "apps": "each policy against stock of its swap kind (the band: stock's own runs)",
     "cluster": "the slot order's variants against stock (the band: stock's own runs)",
     "scope-cost": "the scopes' variants against no scope (the band: no scope's own runs)",
 }
@@ -722,11 +720,54 @@ def figures(src, dst):
             out.append("free-latency.svg")
         if bench == "shrinker" and fig_calls(plt, data, os.path.join(dst, "shrinker-calls.svg")):
             out.append("shrinker-calls.svg")
+    out += fig_apps(src, dst)
     if not out:
         print(f"report.py: no benchmark JSON in {src}", file=sys.stderr)
         return 1
     print(f"wrote {', '.join(out)} in {dst}")
     return 0
+
+
+# The metrics of an apps figure beside the primary one: what async_free
+# acts on, and the tail latency where the workload has it.
+FIG_APPS_KEYS = ("vmstat.pgrotated", "memory.stat.pgsteal", "cmd.p95_ms")
+
+
+def fig_apps(src, dst):
+    """An SVG per bench-apps comparison whose CSV has enough pairs for a
+    verdict, drawn by zswbctl-plot from zswbctl ab's report on it: each
+    pair's policy/stock as a point, the change with its 95% interval, the
+    verdict in the title. The names of the files written."""
+    import glob
+    import os
+    import tempfile
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = []
+    for csv_path in sorted(glob.glob(os.path.join(src, "apps-*-*.csv"))):
+        name = os.path.basename(csv_path)[:-4]
+        wl = name.split("-")[1]
+        with open(csv_path) as f:
+            lines = f.read().splitlines()
+        with tempfile.TemporaryDirectory() as tmp:
+            rep = ab_report(lines, os.path.join(tmp, "runs.csv"), APPS_PRIMARY.get(wl))
+            if not rep or rep["pairs"] < 6:
+                continue
+            report = os.path.join(tmp, "report.json")
+            with open(report, "w") as f:
+                json.dump(rep, f)
+            cmd = ["/usr/bin/python3", os.path.join(top, "tools", "zswbctl", "zswbctl-plot"),
+                   "-m", rep["primary"]]
+            for k in FIG_APPS_KEYS:
+                if k in rep["report"]:
+                    cmd += ["-m", k]
+            cmd += ["-o", os.path.join(dst, f"{name}.svg"), report]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode:
+                print(f"report.py: zswbctl-plot on {csv_path} exited {r.returncode}: "
+                      f"{r.stderr.strip()}", file=sys.stderr)
+                continue
+        out.append(f"{name}.svg")
+    return out
 
 
 # shrinker: the module's stock walk against the kernel's (module unloaded).
