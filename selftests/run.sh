@@ -589,7 +589,7 @@ suite_vm_nokmem() { ZSWB_VM_APPEND="cgroup.memory=nokmem" vm_group nokmem; }
 # VM_SECONDS: each VM suite's time in seconds, from its last measurement
 # (Documentation/running.rst): the lanes below take the longest first.
 # ZSWB_VM_SECONDS gives them for another kernel (make check-debug).
-VM_SECONDS=${ZSWB_VM_SECONDS:-"vm-readahead:310 vm-harden:347 vm-ab:259 vm-scope:209 vm-shrink:185 vm-prompt-file:181
+VM_SECONDS=${ZSWB_VM_SECONDS:-"vm-ab:755 vm-readahead:310 vm-harden:347 vm-scope:209 vm-shrink:185 vm-prompt-file:181
 vm-prompt-nvme:149 vm-prompt-disk:143 vm-prompt-zram:128 vm-basic:112 vm-smp:69 vm-write-errors:68 vm-nomemcg:46 vm-nokmem:18"}
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
