@@ -49,9 +49,6 @@ import sys
 import tempfile
 from collections import OrderedDict
 
-RATIO_KEYS = ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal")
-
-
 def result(line):
     """(group, variant, iteration, {key: value as written}) of a RESULT
     line, None for any other line."""
@@ -80,87 +77,23 @@ def results(path):
     return out
 
 
-# Figures computed from the counters of a prompt-free run.
-def bypassed_zswap(v):
-    """Pages swapped out without going through zswap: pswpout - zswpwb."""
-    return float(int(v.get("pswpout", 0) - v.get("zswpwb", 0)))
-
-
-def freed_prompt_pct(v):
-    """The share of the written-back folios that were freed promptly."""
-    if not v.get("zswpwb"):
-        return 0.0
-    return float(f"{100.0 * v.get('freed', 0) / v['zswpwb']:.3f}")
-
-
-DERIVED = {"bypassed_zswap": bypassed_zswap, "freed_prompt_pct": freed_prompt_pct}
-
 # The keys of the free-latency histogram (prompt-free), in the JSON only.
-HIST_PREFIX = "free_lat_lt_"
+HIST_PREFIX = "cmd.free_lat_lt_"
 
-# BENCH: (title of its tables, new names of its groups, derived figures).
-BENCHES = {
-    "prompt-free": ("prompt-free", {"disk": "async", "zram": "sync"},
-                    ("bypassed_zswap", "freed_prompt_pct")),
-}
+# prompt-free's names of the swap kinds, as its tables and JSON give them.
+PROMPT_FREE_KINDS = {"disk": "async", "zram": "sync"}
 
 
 def title(bench):
-    return BENCHES[bench][0] if bench in BENCHES else bench
-
-
-def derive(bench, seq):
-    """The runs of seq with the group names and the figures of BENCHES."""
-    _, names, derived = BENCHES.get(bench, (bench, {}, ()))
-    out = []
-    for group, variant, it, vals in seq:
-        for k in derived:
-            vals[k] = DERIVED[k](vals)
-        out.append((names.get(group, group), variant, it, vals))
-    return out
+    return bench
 
 
 def parse(seq):
-    """{group: {variant: [{key: value}]}} and {group: {variant: {iteration: {key: value}}}}."""
+    """{group: {variant: [{key: value}]}}."""
     runs = OrderedDict()
-    by_iter = OrderedDict()
-    for group, variant, it, vals in seq:
+    for group, variant, _, vals in seq:
         runs.setdefault(group, OrderedDict()).setdefault(variant, []).append(vals)
-        by_iter.setdefault(group, OrderedDict()).setdefault(variant, OrderedDict())[it] = vals
-    return runs, by_iter
-
-
-def pair_ratios(by_iter, keys=RATIO_KEYS):
-    """{group: {key: (median, min, max, pairs, aa)}} of the on/off ratios
-    of keys."""
-    out = OrderedDict()
-    for group, variants in by_iter.items():
-        off, on, aa = variants.get("off"), variants.get("on"), variants.get("aa")
-        if not off or not on:
-            continue
-        out[group] = OrderedDict()
-        for k in keys:
-            r = [on[i][k] / off[i][k] for i in off
-                 if i in on and k in on[i] and off[i].get(k)]
-            a = None
-            if aa and len(aa) >= 2:
-                first, second = list(aa.values())[:2]
-                if first.get(k) and k in second:
-                    a = second[k] / first[k]
-            if r:
-                out[group][k] = (statistics.median(r), min(r), max(r), len(r), a)
-    return out
-
-
-def ratio_table(ratios):
-    lines = ["paired ratios on/off: median [min..max] of the pairs; A/A: second/first run of the A/A pair"]
-    width = max(len(g) for g in ratios) + 2
-    for group, keys in ratios.items():
-        for k, (med, lo, hi, n, a) in keys.items():
-            aa = f"{a:.3f}" if a is not None else "-"
-            lines.append(f"  {group:<{width}}{k:<14}{med:>8.3f} [{lo:.3f}..{hi:.3f}] of {n} pairs   A/A {aa}")
-    lines.append("")
-    return "\n".join(lines)
+    return runs
 
 
 def medians(runs):
@@ -238,11 +171,11 @@ def apps_baseline(variant):
     return "zram-stock" if variant.startswith("zram-") else "stock"
 
 
-def apps_comparisons(path):
-    """The zswbctl ab comparisons of an apps log: {(workload, kind):
-    ({side letter: variant}, [the lines of ab's --csv])}, from its
-    "ABSIDES WORKLOAD KIND L=VARIANT..." and "ABCSV WORKLOAD KIND LINE"
-    lines."""
+def ab_comparisons(path):
+    """The zswbctl ab comparisons of a log: {(group, kind): ({side letter:
+    variant}, [the lines of ab's --csv])}, from its "ABSIDES GROUP KIND
+    L=VARIANT..." and "ABCSV GROUP KIND LINE" lines (apps: the group is
+    the workload)."""
     out = OrderedDict()
     for line in open(path, errors="replace", newline="\n"):
         line = line.rstrip("\r\n")
@@ -255,14 +188,45 @@ def apps_comparisons(path):
         elif key in out:
             out[key][1].append(f[3])
     # The table's order, whichever VM ran which comparison first.
-    order = {"build": 0, "redis": 1, "mariadb": 2, "disk": 0, "zram": 1}
+    order = {"build": 0, "redis": 1, "mariadb": 2, "heavy": 0, "light": 1,
+             "disk": 0, "zram": 1, "file": 2}
     return OrderedDict(sorted(out.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][0],
                                                            order.get(kv[0][1], 9), kv[0][1])))
 
 
-# The metric zswbctl ab judges each policy by, per workload, as
-# tools/bench/apps/apps.sh passes it (--metric): the rest are secondary.
-APPS_PRIMARY = {"build": "cmd.build_s", "redis": "cmd.rps", "mariadb": "cmd.tps"}
+# The metric zswbctl ab judges each policy by, per benchmark and group,
+# as the guest passes it (--metric): the rest are secondary.
+AB_PRIMARY = {
+    "apps": {"build": "cmd.build_s", "redis": "cmd.rps", "mariadb": "cmd.tps"},
+    "prompt-free": {"prompt-free": "wall_s"},
+    "readahead": {"heavy": "cmd.walk_s", "light": "cmd.walk_s"},
+}
+APPS_PRIMARY = AB_PRIMARY["apps"]
+# The benchmarks that compare through zswbctl ab.
+AB_BENCHES = tuple(AB_PRIMARY)
+
+
+def ab_csv_name(bench, group, kind):
+    """The file name of a comparison's runs beside the JSON."""
+    return f"{bench}-{kind}.csv" if group == bench else f"{bench}-{group}-{kind}.csv"
+
+
+def ab_group(bench, group, kind):
+    """The name of a comparison in the JSON and the tables: the workload
+    (apps, readahead), the swap kind as prompt-free names it (disk:
+    async, zram: sync)."""
+    if bench == "prompt-free":
+        return PROMPT_FREE_KINDS.get(kind, kind)
+    return group
+
+
+def ab_key(bench, metric):
+    """The JSON's name of one of ab's metrics, None for one it leaves out:
+    apps keeps the command's own figures only, without "cmd."; the other
+    benchmarks every metric, as ab names it."""
+    if bench != "apps":
+        return metric
+    return metric[4:] if metric.startswith("cmd.") else None
 
 
 def ab_report(lines, path, metric=None):
@@ -300,10 +264,11 @@ def ab_p(side):
     return side.get("p_value") if side.get("primary") else side.get("p_adjusted")
 
 
-def apps_from_ab(comps, csv_dir):
-    """{workload: {variant: {key: median, ...}}} from zswbctl ab's reports
-    of each comparison: each side's median over the pairs; for a policy,
-    ab's comparison with stock in the same pairs: KEY_change_pct (the
+def from_ab(bench, comps, csv_dir):
+    """{group: {variant: {key: median, ...}}} from zswbctl ab's reports
+    of each comparison (ab_group(), ab_key()): each side's median over
+    the pairs; for a side after A, "against" (A's variant) and ab's
+    comparison with A in the same pairs: KEY_change_pct (the
     Hodges-Lehmann estimate as a % change of stock) and KEY_ci_pct (its
     interval, [low, high]), both None where stock's median is 0, then
     KEY_difference ([estimate, low, high] in the metric's units, on ab's
@@ -314,34 +279,37 @@ def apps_from_ab(comps, csv_dir):
     secondary), when that is one of the command's; with every run in
     "runs", in the order they ran."""
     meds = OrderedDict()
-    for (wl, kind), (sides, lines) in comps.items():
+    for (group, kind), (sides, lines) in comps.items():
         if not lines:
-            print(f"report.py: {wl} on {kind}: no runs (zswbctl ab wrote no CSV)", file=sys.stderr)
+            print(f"report.py: {group} on {kind}: no runs (zswbctl ab wrote no CSV)",
+                  file=sys.stderr)
             continue
-        rep = ab_report(lines, os.path.join(csv_dir, f"apps-{wl}-{kind}.csv"),
-                        APPS_PRIMARY.get(wl))
+        rep = ab_report(lines, os.path.join(csv_dir, ab_csv_name(bench, group, kind)),
+                        AB_PRIMARY[bench].get(group))
         if rep is None:
             continue
+        wl = ab_group(bench, group, kind)
         runs = OrderedDict((v, []) for v in sides.values())
         npairs = OrderedDict((v, 0) for v in sides.values())
         for r in rep["runs"]:
             if r["kind"] == "warmup" or r["side"] not in sides:
                 continue
             v = sides[r["side"]]
-            runs[v].append(OrderedDict((k[4:], x) for k, x in r["metrics"].items()
-                                       if k.startswith("cmd.") and x is not None))
+            runs[v].append(OrderedDict((ab_key(bench, k), x) for k, x in r["metrics"].items()
+                                       if ab_key(bench, k) and x is not None))
             npairs[v] += r["kind"] == "pair"
         for letter, v in sides.items():
             e = meds.setdefault(wl, OrderedDict()).setdefault(v, OrderedDict())
             verdicts = OrderedDict()
             for m, summ in rep["report"].items():
                 side = ab_side(summ, letter)
-                if not m.startswith("cmd.") or not side or side.get("median") is None:
+                k = ab_key(bench, m)
+                if not k or not side or side.get("median") is None:
                     continue
-                k = m[4:]
                 e[k] = side["median"]
                 if letter == "A":
                     continue
+                e["against"], e["kind"] = sides["A"], kind
                 e[f"{k}_change_pct"] = side.get("estimate")
                 lo, hi = side.get("ci_low"), side.get("ci_high")
                 e[f"{k}_ci_pct"] = [lo, hi] if lo is not None and hi is not None else None
@@ -352,8 +320,8 @@ def apps_from_ab(comps, csv_dir):
                 e[f"{k}_differs"] = side.get("differs") if judged else None
                 verdicts[k] = side.get("verdict")
             e["iterations"] = npairs[v]
-            if letter == "B" and rep.get("primary", "").startswith("cmd."):
-                e["primary"] = rep["primary"][4:]
+            if letter == "B" and ab_key(bench, rep.get("primary", "")):
+                e["primary"] = ab_key(bench, rep["primary"])
             if verdicts:
                 e["verdicts"] = verdicts
             keys = OrderedDict((k, None) for it in runs[v] for k in it)
@@ -398,29 +366,31 @@ def ab_word(vals, k):
         else "none detected"
 
 
-def apps_tables(meds):
+def ab_tables(meds, keys):
+    """Per group and side after A, a row per key of keys: the medians of
+    A and of the side, ab's change with its interval, p and verdict."""
     lines = []
     for wl, variants in meds.items():
         for variant, vals in variants.items():
-            base = apps_baseline(variant)
-            if variant == base or base not in variants:
+            base = vals.get("against")
+            if not base or base not in variants:
                 continue
             b = variants[base]
-            kind = "zram" if base == "zram-stock" else "disk"
-            lines.append(f"[{wl}] {variant} against {base} ({kind} swap), zswbctl ab: medians "
+            lines.append(f"[{wl}] {variant} against {base} ({vals['kind']} swap), zswbctl ab: medians "
                          f"of {vals['iterations']} and {b['iterations']} runs in pairs; change: "
                          f"Hodges-Lehmann estimate over the pairs with its interval (a "
                          f"difference where stock's median is 0); p: Wilcoxon signed-rank, "
                          f"Benjamini-Hochberg adjusted"
                          + (f" but for {vals['primary']}, the primary metric"
                             if vals.get("primary") else ""))
-            lines.append(f"  {'metric':<22}{'baseline':>14}{'policy':>14}  {'change [interval]':<30}"
+            w = max(22, max(len(k) for k in keys) + 2)
+            lines.append(f"  {'metric':<{w}}{'baseline':>14}{'policy':>14}  {'change [interval]':<30}"
                          f" {'p':>7}  ab")
-            for k in APPS_KEYS:
+            for k in keys:
                 if k not in vals and k not in b:
                     continue
                 bv, pv = b.get(k), vals.get(k)
-                lines.append(f"  {k:<22}{fmt(bv):>14}{fmt(pv):>14}  {ab_change(vals, k):<30}"
+                lines.append(f"  {k:<{w}}{fmt(bv):>14}{fmt(pv):>14}  {ab_change(vals, k):<30}"
                              f" {ab_pfmt(vals.get(f'{k}_p')):>7}  {ab_word(vals, k)}".rstrip())
             lines.append("")
     return "\n".join(lines)
@@ -516,22 +486,43 @@ def apps_compact(meds):
     return "\n".join(lines)
 
 
-def apps_main(log, out):
-    comps = apps_comparisons(log)
+# The keys of a benchmark's table (the JSON has every metric), the
+# primary first.
+AB_TABLE_KEYS = {
+    "apps": APPS_KEYS,
+    "prompt-free": ("wall_s", "cpu.usage_usec", "cpu.system_usec", "psi.memory_some_us",
+                    "psi.memory_full_us", "memory.stat.pgscan", "memory.stat.pgsteal",
+                    "memory.stat.workingset_refault_anon", "vmstat.pgrotated", "vmstat.zswpwb",
+                    "vmstat.pswpout", "vmstat.pswpin", "zswap_wb.freed_sync",
+                    "zswap_wb.freed_async", "zswap_wb.raced", "cmd.freed_prompt_pct",
+                    "cmd.bypassed", "cmd.free_p50_us", "cmd.free_p99_us"),
+    "readahead": ("cmd.walk_s", "cmd.random_writes", "wall_s", "cpu.usage_usec",
+                  "psi.memory_some_us", "vmstat.swap_ra", "vmstat.swap_ra_hit",
+                  "memory.stat.zswpin", "vmstat.pswpin", "memory.stat.pgsteal",
+                  "zswap_wb.ra_faults_alone", "zswap_wb.ra_windows_shrunk",
+                  "zswap_wb.ra_zswap_slots_skipped", "zswap_wb.ra_disk_slots"),
+}
+
+
+def ab_main(bench, log, out):
+    """A benchmark that compares through zswbctl ab: its table and JSON,
+    each comparison's runs kept beside the JSON as ab's CSV."""
+    comps = ab_comparisons(log)
     if not comps:
         print(f"report.py: no zswbctl ab comparison (ABSIDES) in {log}", file=sys.stderr)
         return 1
     if out:
         csv_dir = os.path.dirname(out) or "."
         os.makedirs(csv_dir, exist_ok=True)
-        meds = apps_from_ab(comps, csv_dir)
+        meds = from_ab(bench, comps, csv_dir)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            meds = apps_from_ab(comps, tmp)
-    print("== apps")
-    print(apps_tables(meds))
-    print(apps_summary(meds))
-    print(apps_compact(meds))
+            meds = from_ab(bench, comps, tmp)
+    print(f"== {title(bench)}")
+    print(ab_tables(meds, AB_TABLE_KEYS[bench]))
+    if bench == "apps":
+        print(apps_summary(meds))
+        print(apps_compact(meds))
     if out:
         with open(out, "w") as f:
             json.dump(meds, f, indent=2)
@@ -543,17 +534,13 @@ def apps_main(log, out):
 # figures: the pictures of Documentation/results.rst, from bench-results/*.json.
 # Per benchmark, the keys whose change against the baseline is drawn.
 FIG_KEYS = {
-    "prompt-free": ("time_s", "cpu_s", "psi_some_us", "pgscan", "pgsteal"),
     "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
-    "readahead": ("walk_s", "random_writes", "zswpin"),
     "store": ("store_p50_us", "store_p99_us", "over_pct", "usage_mean_pct"),
     "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
     "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),
 }
 FIG_TITLES = {
-    "prompt-free": "prompt freeing on against off: paired ratios, the A/A pair's as a band",
     "shrinker": "each shrink_policy against stock (the band: stock's own runs)",
-    "readahead": "each readahead_policy against stock (the band: stock's own runs)",
     "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
     "cluster": "the slot order's variants against stock (the band: stock's own runs)",
     "scope-cost": "the scopes' variants against no scope (the band: no scope's own runs)",
@@ -573,25 +560,6 @@ def fig_changes(bench, data):
     (band low %, band high %) or None)])] for a figure of changes."""
     panels = []
     for group, variants in data.items():
-        if bench == "prompt-free":
-            # One panel per swap kind, a column per key: the pairs'
-            # ratios (each pair: the runs of one iteration, in order).
-            off, on = variants.get("off", {}), variants.get("on", {})
-            rows = []
-            for k in FIG_KEYS[bench]:
-                name = k[:-2] if k.endswith("_s") else k
-                if f"{name}_ratio" not in on:
-                    continue
-                ro, rn = off.get("runs", {}).get(k, []), on.get("runs", {}).get(k, [])
-                pts = [(b / a - 1) * 100 for a, b in zip(ro, rn) if a and b is not None]
-                if not pts:
-                    pts = [(on[f"{name}_ratio_min"] - 1) * 100, (on[f"{name}_ratio_max"] - 1) * 100]
-                aa = off.get(f"aa_{name}_ratio")
-                band = (-abs(aa - 1) * 100, abs(aa - 1) * 100) if aa is not None else None
-                rows.append((k, (on[f"{name}_ratio"] - 1) * 100, pts, band))
-            if rows:
-                panels.append((f"{group} swap: on/off", rows))
-            continue
         for k in FIG_KEYS[bench]:
             rows = []
             for v, vals in variants.items():
@@ -654,7 +622,8 @@ def fig_latency(plt, data, path):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("free latency: writeback end to free, us (bucket's upper bound)", fontsize=8)
     ax.set_ylabel("% of the folios freed", fontsize=8)
-    ax.set_title("prompt-free: free latency with the policy on (each bucket: the median of the runs)", fontsize=9)
+    ax.set_title("prompt-free: free latency with the policy on (each bucket: the median of the pairs)",
+                 fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, metadata={"Date": None})
@@ -716,11 +685,16 @@ def figures(src, dst):
         if panels:
             fig_draw_changes(plt, bench, panels, os.path.join(dst, f"{bench}.svg"))
             out.append(f"{bench}.svg")
-        if bench == "prompt-free" and fig_latency(plt, data, os.path.join(dst, "free-latency.svg")):
-            out.append("free-latency.svg")
         if bench == "shrinker" and fig_calls(plt, data, os.path.join(dst, "shrinker-calls.svg")):
             out.append("shrinker-calls.svg")
-    out += fig_apps(src, dst)
+    for bench in AB_BENCHES:
+        out += fig_ab(bench, src, dst)
+    path = os.path.join(src, "prompt-free.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+        if fig_latency(plt, data, os.path.join(dst, "free-latency.svg")):
+            out.append("free-latency.svg")
     if not out:
         print(f"report.py: no benchmark JSON in {src}", file=sys.stderr)
         return 1
@@ -728,28 +702,36 @@ def figures(src, dst):
     return 0
 
 
-# The metrics of an apps figure beside the primary one: what async_free
-# acts on, and the tail latency where the workload has it.
-FIG_APPS_KEYS = ("vmstat.pgrotated", "memory.stat.pgsteal", "cmd.p95_ms")
+# The metrics of a benchmark's figure beside the primary one: what the
+# policy acts on, and the tail latency where the workload has it.
+FIG_AB_KEYS = {
+    "apps": ("vmstat.pgrotated", "memory.stat.pgsteal", "cmd.p95_ms"),
+    "prompt-free": ("vmstat.pgrotated", "cpu.usage_usec", "psi.memory_some_us",
+                    "memory.stat.pgscan"),
+    "readahead": ("cmd.random_writes", "vmstat.swap_ra", "memory.stat.zswpin"),
+}
 
 
-def fig_apps(src, dst):
-    """An SVG per bench-apps comparison whose CSV has enough pairs for a
+def fig_ab(bench, src, dst):
+    """An SVG per comparison of bench whose CSV has enough pairs for a
     verdict, drawn by zswbctl-plot from zswbctl ab's report on it: each
-    pair's policy/stock as a point, the change with its 95% interval, the
+    pair's side/A as a point, the change with its 95% interval, the
     verdict in the title. The names of the files written."""
     import glob
     import os
     import tempfile
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = []
-    for csv_path in sorted(glob.glob(os.path.join(src, "apps-*-*.csv"))):
+    for csv_path in sorted(glob.glob(os.path.join(src, f"{bench}-*.csv"))):
         name = os.path.basename(csv_path)[:-4]
-        wl = name.split("-")[1]
+        parts = name[len(bench) + 1:].split("-")
+        if len(parts) not in (1, 2) or (bench == "prompt-free") != (len(parts) == 1):
+            continue
+        group = parts[0] if len(parts) == 2 else bench
         with open(csv_path) as f:
             lines = f.read().splitlines()
         with tempfile.TemporaryDirectory() as tmp:
-            rep = ab_report(lines, os.path.join(tmp, "runs.csv"), APPS_PRIMARY.get(wl))
+            rep = ab_report(lines, os.path.join(tmp, "runs.csv"), AB_PRIMARY[bench].get(group))
             if not rep or rep["pairs"] < 6:
                 continue
             report = os.path.join(tmp, "report.json")
@@ -757,7 +739,7 @@ def fig_apps(src, dst):
                 json.dump(rep, f)
             cmd = ["/usr/bin/python3", os.path.join(top, "tools", "zswbctl", "zswbctl-plot"),
                    "-m", rep["primary"]]
-            for k in FIG_APPS_KEYS:
+            for k in FIG_AB_KEYS[bench]:
                 if k in rep["report"]:
                     cmd += ["-m", k]
             cmd += ["-o", os.path.join(dst, f"{name}.svg"), report]
@@ -840,14 +822,12 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     bench, log = sys.argv[1], sys.argv[2]
-    if bench == "apps":
-        return apps_main(log, sys.argv[3] if len(sys.argv) > 3 else None)
-    seq = derive(bench, results(log))
-    runs, by_iter = parse(seq)
+    if bench in AB_BENCHES:
+        return ab_main(bench, log, sys.argv[3] if len(sys.argv) > 3 else None)
+    runs = parse(results(log))
     if not runs:
         print(f"report.py: no RESULT line in {log}", file=sys.stderr)
         return 1
-    ratios = pair_ratios(by_iter)
     meds = medians(runs)
     keys = []
     for variants in meds.values():
@@ -861,17 +841,6 @@ def main():
         check = stock_check(runs)
         if check:
             print(check)
-    if ratios:
-        print(ratio_table(ratios))
-        for group, keys_ in ratios.items():
-            meds[group].pop("aa", None)
-            for k, (med, lo, hi, n, a) in keys_.items():
-                name = k[:-2] if k.endswith("_s") else k
-                meds[group]["on"][f"{name}_ratio"] = med
-                meds[group]["on"][f"{name}_ratio_min"] = lo
-                meds[group]["on"][f"{name}_ratio_max"] = hi
-                if a is not None:
-                    meds[group]["off"][f"aa_{name}_ratio"] = a
     add_runs(meds, runs)
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w") as f:

@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Benchmarks: each boots the VM once, runs baseline and policy alternated
-# for several iterations, prints a table of medians and writes
+# Benchmarks: each boots the VM once and compares its variants in that
+# boot. prompt-free and readahead compare through zswbctl ab (an A/A pair,
+# then ZSWB_BENCH_PAIRS pairs adjacent in time; ab's CSV of each
+# comparison is kept as bench-results/NAME-...csv and report.py prints
+# ab's estimates, intervals and verdicts); the others run each variant
+# once per iteration, the order rotating, and print medians. Each writes
 # bench-results/NAME.json.
 #
 #   tools/bench/run.sh [NAME...]      default: every benchmark
 #
-# prompt-free: the module loaded with sync_free/async_free off vs on, on
-#   async disk swap, sync zram swap and a swap file: an A/A pair (off
-#   twice) first, then 5 alternated off/on pairs per kind; prints the
-#   medians and the paired ratios on/off with their spread. 100 MiB walked
-#   twice in a 34M memcg (results.rst also has the table at 150 MiB in a
-#   50M memcg). The guest runs with QEMU's icount (run.sh --icount 3):
+# prompt-free: sync_free/async_free off (A) against on (B), one zswbctl
+#   ab per swap kind (async disk swap, sync zram swap and a swap file),
+#   judged by the workload's time (wall_s). 100 MiB walked twice in a 34M
+#   memcg. The guest runs with QEMU's icount (run.sh --icount 3):
 #   its clock counts the instructions both vCPUs execute, so time and CPU
 #   time measure the work done, not what the host's other jobs left of a
 #   core (Documentation/results.rst has the data).
@@ -26,8 +28,9 @@
 #   and the module unloaded as a variant of its own, "kernel", which
 #   "stock" must match; case2a/2b: 12 s of random writers; zswap's
 #   shrinker off, 32 idle memcgs beside the test's).
-# readahead: a heavy and a light swap thrash, stock against each
-#   readahead_policy, order rotated, 3 iterations, under icount (its
+# readahead: a heavy and a light swap thrash, one zswbctl ab each: stock
+#   (A) against each readahead_policy, judged by the time of the walk in
+#   order (cmd.walk_s), under icount (its
 #   random phase lasts a fixed guest time: in host time it did the less
 #   work the more the host was loaded).
 # store: zswap_store() at memory.zswap.max: 16 writers started together
@@ -83,9 +86,10 @@ knobs() {
 
 prompt_free() {
 	local log=bench-results/prompt-free.log
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs prompt-free)/bench/prompt_free.sh $ZSWB_BENCH_PAIRS disk zram file" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
-	# report.py names the swap kinds as the JSON does and adds the derived figures.
+	# 3 kinds of a warm-up, an A/A pair and PAIRS pairs of 2 runs, at most a minute each
+	bash tools/vm/run.sh $icount --timeout $((600 + 3 * (3 + 2 * ZSWB_BENCH_PAIRS) * 60)) \
+		--cmd "$(knobs prompt-free)/bench/prompt_free.sh $ZSWB_BENCH_PAIRS disk zram file" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py prompt-free "$log" bench-results/prompt-free.json
 }
 
@@ -111,8 +115,10 @@ shrinker() {
 
 readahead() {
 	local log=bench-results/readahead.log
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs readahead)/bench/readahead.sh $ZSWB_BENCH_ITER heavy light" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# 2 workloads of a warm-up, an A/A pair and PAIRS pairs of 4 runs (A B C A)
+	bash tools/vm/run.sh $icount --timeout $((600 + 2 * (3 + 4 * ZSWB_BENCH_PAIRS) * 60)) \
+		--cmd "$(knobs readahead)/bench/readahead.sh $ZSWB_BENCH_PAIRS heavy light" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py readahead "$log" bench-results/readahead.json
 }
 
@@ -161,14 +167,15 @@ run_one() {
 }
 
 # Minutes of one host core each takes (Documentation/running.rst, "Run
-# times"), to share them out: prompt-free, shrinker, readahead and store as
-# measured in a make bench from a clean clone (2,452 s), each alone on its
-# core; apps its two VMs' CPU time, 4,443 s, as it runs in one VM inside a
-# lane; cluster two thirds of its 35 minutes beside two other VMs on two
-# cores.
+# times"), to share them out: shrinker and store as measured in a make
+# bench from a clean clone, each alone on its core; prompt-free and
+# readahead from the seconds a run took there (42 and 33) and the runs
+# they make at 10 pairs (69 and 86); apps its two VMs' CPU time, 4,443 s,
+# as it runs in one VM inside a lane; cluster two thirds of its 35
+# minutes beside two other VMs on two cores.
 minutes() {
 	case "$1" in
-	prompt-free) echo 25 ;; shrinker) echo 29 ;; readahead) echo 10 ;;
+	prompt-free) echo 48 ;; shrinker) echo 29 ;; readahead) echo 47 ;;
 	store) echo 7 ;; apps) echo 74 ;; cluster) echo 23 ;; profile) echo 10 ;;
 	*) echo 4 ;;
 	esac

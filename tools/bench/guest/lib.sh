@@ -57,6 +57,43 @@ bench_rounds() {
 	done
 }
 
+# bench_ab GROUP KIND "VARIANT..." AB_OPTION... -- CMD...: one zswbctl ab
+# of CMD, the benchmark's comparison in GROUP on swap KIND: the first
+# VARIANT names side A, the next B and so on, their settings given by the
+# AB_OPTIONs (--a SETTINGS --b SETTINGS ...), after a warm-up run (the
+# first run after boot is the slow one) that the report leaves out. Prints
+# "ABSIDES GROUP KIND A=VARIANT B=VARIANT...", ab's words and the
+# command's output as "# " lines as they come, ab's report as "# " lines,
+# and each line of its --csv as "ABCSV GROUP KIND LINE": tools/bench/
+# report.py reports on those again, with zswbctl ab --from-csv. Returns
+# ab's exit code.
+bench_ab() {
+	local group=$1 kind=$2 names=$3 out=/tmp/ab-$1-$2 sides="" n=0 v rc
+	shift 3
+	for v in $names; do
+		n=$((n + 1))
+		sides="$sides $(echo A B C D E F G H | cut -d' ' -f$n)=$v"
+	done
+	echo "ABSIDES $group $kind$sides"
+	rm -f "$out.csv"
+	{
+		zswbctl ab --warmup --csv "$out.csv" "$@" 2>&1 > "$out.txt"
+		echo $? > "$out.rc"
+	} | sed 's/^\([^#]\)/# \1/'
+	rc=$(cat "$out.rc")
+	echo "# zswbctl ab $group $kind: exit $rc"
+	sed 's/^/# /' "$out.txt"
+	[ -f "$out.csv" ] && sed "s/^/ABCSV $group $kind /" "$out.csv"
+	return "$rc"
+}
+
+# ab_metrics NAME=VALUE...: the run's own figures for zswbctl ab, one
+# "NAME VALUE" line each in $ZSWBCTL_AB_METRICS (nothing outside ab).
+ab_metrics() {
+	[ -n "${ZSWBCTL_AB_METRICS:-}" ] || return 0
+	echo "$@" | tr ' ' '\n' | sed -n 's/^\([a-z0-9_]*\)=\(..*\)$/\1 \2/p' > "$ZSWBCTL_AB_METRICS"
+}
+
 # policy_off POL: turn POL off; set_param waits until the folios in flight
 # are resolved, then the writeback point is disarmed within a second (a
 # work item retries that), so that no static key flips during the next

@@ -2,61 +2,53 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Readahead benchmark, run in the VM by tools/bench/run.sh:
-#   readahead.sh ITERATIONS WORKLOAD...     WORKLOAD: heavy, light
+#   readahead.sh PAIRS WORKLOAD...     WORKLOAD: heavy, light
 # The seed's thrash scaled to the VM: zswap on, its shrinker off (as in the
 # seed), async disk swap, 200 MiB walked once in order, then written at
-# random pages for 10 s (a build mixes both); heavy in a 130M memcg
-# (sustained thrash: zswap's own memory is charged to the memcg too), light
-# in a 180M memcg. Each readahead_policy per
-# iteration, the order rotating. One RESULT line per run: time_s the whole
-# run, walk_s the fill and the walk in order (thrash's seconds less the
-# random phase; so it holds that phase's overrun, up to one batch of 256
-# writes), random_writes the pages the random phase wrote in its fixed
-# time (under icount, a fixed number of guest instructions). A run whose
-# thrash failed prints no RESULT line, only why.
+# random pages for ZSWB_RA_RANDOM_S seconds (a build mixes both); heavy in
+# a ZSWB_RA_HEAVY_MAX memcg (sustained thrash: zswap's own memory is
+# charged to the memcg too), light in a ZSWB_RA_LIGHT_MAX one. For each
+# WORKLOAD one zswbctl ab: readahead_policy stock (A) against skip_fault
+# (B) and skip_zswap_slots (C), an A/A pair then PAIRS pairs, each run in
+# a fresh memcg after the page cache is dropped, each policy's run next to
+# a stock run; the primary metric is the walk's time (cmd.walk_s), where
+# readahead acts; every other metric and side C are secondary. Each run is
+# "readahead.sh run MEMCG_MAX", whose own figures (cmd.NAME) are walk_s,
+# the fill and the walk in order (thrash's seconds less the random phase,
+# so it holds that phase's overrun, up to one batch of 256 writes), and
+# random_writes, the pages the random phase wrote in its fixed time (under
+# icount, a fixed number of guest instructions). Prints what bench_ab
+# (lib.sh) prints.
 . "$(dirname "$0")/lib.sh"
 bench_config readahead
-iters=${1:-$ZSWB_BENCH_ITER}
-shift
-POLICIES="stock skip_fault skip_zswap_slots"
 P=/sys/module/zswap/parameters
 
-modprobe zswap_wb || exit 1
+if [ "${1:-}" = run ]; then
+	thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/ra-out 2>&1
+	rc=$?
+	cat /tmp/ra-out
+	[ $rc -eq 0 ] || exit 1
+	ab_metrics $(awk -v r="$ZSWB_RA_RANDOM_S" '$1 == "random" { printf "random_writes=%d ", $3 }
+		$1 == "pages" { printf "walk_s=%.2f", $6 - r }' /tmp/ra-out)
+	exit 0
+fi
 
-one_run() {
-	wl=$1 pol=$2 it=$3
+pairs=${1:-$ZSWB_BENCH_PAIRS}
+shift
+modprobe zswap_wb || exit 1
+zswap_on
+echo N > $P/shrinker_enabled
+swap_on disk 1000 || exit 1
+rc=0
+for wl in "$@"; do
 	max=$ZSWB_RA_HEAVY_MAX
 	[ "$wl" = light ] && max=$ZSWB_RA_LIGHT_MAX
-	zswap_on
-	echo N > $P/shrinker_enabled
-	swap_on disk 1000 || return 1
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	set_param readahead_policy "$pol"
-	echo 1 > $ZSWB_DEBUGFS/reset
-	cg_new bench "$max"
-	for k in zswpin zswpout swap_ra swap_ra_hit pswpin pswpout; do
-		eval "a_$k=$(vmstat $k)"
-	done
-	t0=$(uptime_s)
-	failed=0
-	cg_run bench thrash --size 200 --passes 1 --random "$ZSWB_RA_RANDOM_S" > /tmp/out 2>&1 ||
-		{ echo "# thrash failed, run left out: $(cat /tmp/out)"; failed=1; }
-	t1=$(uptime_s)
-	line="RESULT $wl $pol $it time_s=$(elapsed "$t0" "$t1")"
-	line="$line $(awk -v r="$ZSWB_RA_RANDOM_S" '$1 == "random" { printf "random_writes=%d ", $3 }
-		$1 == "pages" { printf "walk_s=%.2f", $6 - r }' /tmp/out)"
-	for k in swap_ra swap_ra_hit zswpin zswpout pswpin pswpout; do
-		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
-	done
-	for k in ra_faults_alone ra_windows_shrunk ra_zswap_slots_skipped ra_disk_slots; do
-		line="$line $k=$(wbstat $k)"
-	done
-	[ "$failed" = 1 ] || echo "$line"
-	cg_del bench
-	set_param readahead_policy stock
-	echo Y > $P/shrinker_enabled
-	swap_off
-}
-
-bench_rounds "$iters" "$POLICIES" "$@"
+	bench_ab "$wl" disk "stock skip_fault skip_zswap_slots" --a readahead_policy=stock \
+		--b readahead_policy=skip_fault --c readahead_policy=skip_zswap_slots \
+		--pairs "$pairs" --metric cmd.walk_s --memory-max "$max" --drop-caches -- \
+		sh "$0" run || rc=1
+done
+set_param readahead_policy stock
+echo Y > $P/shrinker_enabled
+swap_off
+exit $rc
