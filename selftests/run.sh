@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-stat zswbctl-calibrate patch-versions dkms deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-stat zswbctl-calibrate patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -271,6 +271,8 @@ suite_checkpatch() {
 
 suite_zswbctl() { bash selftests/zswbctl/test.sh; }
 suite_zswbctl_ab() { bash selftests/zswbctl/ab_test.sh; }
+# Every command's --help, bad usage, --json errors, --version.
+suite_zswbctl_help() { bash selftests/zswbctl/help_test.sh; }
 
 # c_test NAME ARGS...: build selftests/zswbctl/NAME.c with zswbctl ab's
 # arithmetic and run it with ARGS; it prints its own KTAP.
@@ -297,6 +299,8 @@ suite_zswbctl_calibrate() {
 }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
+# Kbuild and dkms refuse a 32-bit kernel, without building one.
+suite_arch() { bash selftests/arch_test.sh; }
 suite_deb() { bash selftests/deb_test.sh; }
 
 # tools/vm/console_check.sh, on consoles made up here: what fails a VM run,
