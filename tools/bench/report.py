@@ -200,6 +200,9 @@ AB_PRIMARY = {
     "apps": {"build": "cmd.build_s", "redis": "cmd.rps", "mariadb": "cmd.tps"},
     "prompt-free": {"prompt-free": "wall_s"},
     "readahead": {"heavy": "cmd.walk_s", "light": "cmd.walk_s"},
+    "store": {"store": "cmd.store_p99_us"},
+    "shrinker": {"case1": "cmd.reject_rate_pct", "case2a": "cmd.reject_rate_pct",
+                 "case2b": "cmd.reject_rate_pct"},
 }
 APPS_PRIMARY = AB_PRIMARY["apps"]
 # The benchmarks that compare through zswbctl ab.
@@ -501,6 +504,17 @@ AB_TABLE_KEYS = {
                   "memory.stat.zswpin", "vmstat.pswpin", "memory.stat.pgsteal",
                   "zswap_wb.ra_faults_alone", "zswap_wb.ra_windows_shrunk",
                   "zswap_wb.ra_zswap_slots_skipped", "zswap_wb.ra_disk_slots"),
+    "store": ("cmd.store_p99_us", "cmd.store_p50_us", "cmd.store_max_us", "cmd.shrink_p50_us",
+              "cmd.shrink_p99_us", "cmd.stores", "cmd.rejected_pct", "cmd.written_back",
+              "cmd.written_per_call", "cmd.over_pct", "cmd.over_max_kb", "cmd.over_mean_kb",
+              "cmd.usage_mean_pct", "cmd.usage_min_pct", "cmd.run_us_per_store", "wall_s",
+              "zswap_wb.shrink_calls_store", "zswap_wb.shrink_calls_worker",
+              "zswap_wb.store_rejects", "cmd.wb_failed", "cmd.trace_overrun"),
+    "shrinker": ("cmd.reject_rate_pct", "cmd.zswap_rejects", "cmd.written_back", "cmd.time_s",
+                 "cmd.shrink_calls", "cmd.shrink_calls_worker", "cmd.shrink_calls_store",
+                 "cmd.calls_per_written", "cmd.shrink_worker_runs", "cmd.store_rejects",
+                 "cmd.shrink_eagain", "cmd.pool_limit_hit", "cmd.zswpout", "cmd.pswpout",
+                 "cmd.pswpin", "cmd.node_share_pct"),
 }
 
 
@@ -534,14 +548,10 @@ def ab_main(bench, log, out):
 # figures: the pictures of Documentation/results.rst, from bench-results/*.json.
 # Per benchmark, the keys whose change against the baseline is drawn.
 FIG_KEYS = {
-    "shrinker": ("shrink_calls", "written_back", "zswap_rejects", "time_s"),
-    "store": ("store_p50_us", "store_p99_us", "over_pct", "usage_mean_pct"),
     "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
     "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),
 }
 FIG_TITLES = {
-    "shrinker": "each shrink_policy against stock (the band: stock's own runs)",
-    "store": "each shrink_policy at memory.zswap.max against stock (the band: stock's own runs)",
     "cluster": "the slot order's variants against stock (the band: stock's own runs)",
     "scope-cost": "the scopes' variants against no scope (the band: no scope's own runs)",
 }
@@ -633,18 +643,18 @@ def fig_latency(plt, data, path):
 
 def fig_calls(plt, data, path):
     """shrink_memcg() calls per page written back, per case and policy."""
-    cases = [c for c, v in data.items() if any("calls_per_written" in x for x in v.values())]
+    key = "cmd.calls_per_written"
+    cases = [c for c, v in data.items() if any(key in x for x in v.values())]
     if not cases:
         return False
     fig, axes = plt.subplots(1, len(cases), figsize=(3.4 * len(cases), 3.0), squeeze=False)
     for ax, case in zip(axes.flat, cases):
-        pols = [p for p, x in data[case].items() if "calls_per_written" in x]
+        pols = [p for p, x in data[case].items() if key in x]
         for i, p in enumerate(pols):
             x = data[case][p]
-            ax.bar(i, x["calls_per_written"], color="tab:blue", alpha=0.5)
-            ax.annotate(f"{x['calls_per_written']:.3g}", (i, x["calls_per_written"]),
-                        ha="center", va="bottom", fontsize=7)
-            pts = [v for v in x.get("runs", {}).get("calls_per_written", []) if v is not None]
+            ax.bar(i, x[key], color="tab:blue", alpha=0.5)
+            ax.annotate(f"{x[key]:.3g}", (i, x[key]), ha="center", va="bottom", fontsize=7)
+            pts = [v for v in x.get("runs", {}).get(key, []) if v is not None]
             ax.plot([i] * len(pts), pts, "o", ms=3, color="k")
         ax.set_yscale("log")
         ax.set_xticks(range(len(pols)))
@@ -652,7 +662,8 @@ def fig_calls(plt, data, path):
         ax.set_title(case, fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
     axes.flat[0].set_ylabel("calls per page written back", fontsize=8)
-    fig.suptitle("shrinker: shrink_memcg() calls per page written back (bars: medians, dots: runs)",
+    fig.suptitle("shrinker: shrink_memcg() calls per page written back (bars: medians, dots: "
+                 "runs)",
                  fontsize=9)
     fig.tight_layout()
     fig.savefig(path, metadata={"Date": None})
@@ -685,8 +696,6 @@ def figures(src, dst):
         if panels:
             fig_draw_changes(plt, bench, panels, os.path.join(dst, f"{bench}.svg"))
             out.append(f"{bench}.svg")
-        if bench == "shrinker" and fig_calls(plt, data, os.path.join(dst, "shrinker-calls.svg")):
-            out.append("shrinker-calls.svg")
     for bench in AB_BENCHES:
         out += fig_ab(bench, src, dst)
     path = os.path.join(src, "prompt-free.json")
@@ -695,6 +704,12 @@ def figures(src, dst):
             data = json.load(f)
         if fig_latency(plt, data, os.path.join(dst, "free-latency.svg")):
             out.append("free-latency.svg")
+    path = os.path.join(src, "shrinker.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+        if fig_calls(plt, data, os.path.join(dst, "shrinker-calls.svg")):
+            out.append("shrinker-calls.svg")
     if not out:
         print(f"report.py: no benchmark JSON in {src}", file=sys.stderr)
         return 1
@@ -709,6 +724,8 @@ FIG_AB_KEYS = {
     "prompt-free": ("vmstat.pgrotated", "cpu.usage_usec", "psi.memory_some_us",
                     "memory.stat.pgscan"),
     "readahead": ("cmd.random_writes", "vmstat.swap_ra", "memory.stat.zswpin"),
+    "store": ("cmd.rejected_pct", "cmd.over_pct", "cmd.usage_mean_pct"),
+    "shrinker": ("cmd.calls_per_written", "cmd.written_back", "cmd.node_share_pct"),
 }
 
 
@@ -752,57 +769,6 @@ def fig_ab(bench, src, dst):
     return out
 
 
-# shrinker: the module's stock walk against the kernel's (module unloaded).
-STOCK_CHECK_KEYS = ("written_back", "zswap_rejects", "reject_rate_pct", "time_s",
-                    "shrink_worker_runs", "pswpout")
-
-
-def spread(vals):
-    """(largest - smallest) / median of vals, None for fewer than 2."""
-    if len(vals) < 2 or not statistics.median(vals):
-        return None
-    return (max(vals) - min(vals)) / statistics.median(vals)
-
-
-def stock_check(runs):
-    """Per case with a "kernel" variant: kernel's medians against stock's,
-    and whether each differs by more than the A/A spread (the larger of
-    the two variants' own (largest - smallest) / median)."""
-    lines = []
-    for case, variants in runs.items():
-        k_runs, s_runs = variants.get("kernel"), variants.get("stock")
-        if not k_runs or not s_runs:
-            continue
-        lines.append(f"[{case}] the module's stock walk (stock: loaded, defaults) against the "
-                     f"kernel's (kernel: unloaded), {len(s_runs)} and {len(k_runs)} runs")
-        lines.append(f"  {'metric':<22}{'kernel':>12}{'stock':>12}{'delta':>9}{'spread':>9}   verdict")
-        same = []
-        for k in STOCK_CHECK_KEYS:
-            kv = [r[k] for r in k_runs if k in r]
-            sv = [r[k] for r in s_runs if k in r]
-            if not kv or not sv:
-                continue
-            km, sm = statistics.median(kv), statistics.median(sv)
-            sp = [x for x in (spread(kv), spread(sv)) if x is not None]
-            sp = max(sp) if sp else None
-            d = (sm - km) / km if km else None
-            if d is None or sp is None:
-                v = "-"
-            else:
-                v = "same within the spread" if abs(d) <= sp else "differs"
-                if k in ("written_back", "zswap_rejects"):
-                    same.append((k, v))
-            ds = f"{d * 100:+.1f}%" if d is not None else "-"
-            ss = f"{sp * 100:.1f}%" if sp is not None else "-"
-            lines.append(f"  {k:<22}{fmt(km):>12}{fmt(sm):>12}{ds:>9}{ss:>9}   {v}")
-        if same:
-            ok = all(v == "same within the spread" for _, v in same)
-            lines.append(f"  verdict: {'the same walk' if ok else 'NOT the same walk'}: "
-                         + ", ".join(f"{k} {v}" for k, v in same))
-        lines.append("")
-    return "\n".join(lines)
-
-
 def each(keys):
     """--each KEY...: a line per RESULT line of stdin, as it comes."""
     for line in io.TextIOWrapper(sys.stdin.buffer, errors="replace", newline="\n"):
@@ -837,10 +803,6 @@ def main():
                     keys.append(k)
     print(f"== {title(bench)}")
     print(table(meds, keys))
-    if bench == "shrinker":
-        check = stock_check(runs)
-        if check:
-            print(check)
     add_runs(meds, runs)
     if len(sys.argv) > 3:
         with open(sys.argv[3], "w") as f:

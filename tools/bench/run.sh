@@ -22,12 +22,14 @@
 #   in a 50M memcg) off and on under the kernel's function profiler, on
 #   disk swap (ZSWB_PROFILE_KINDS), functions by self time and entry points by
 #   time with callees; bench-results/profile.log.
-# shrinker: the seed's test cases 1, 2a and 2b scaled to the VM, stock
-#   against each shrink_policy, order rotated, 3 iterations (case1: a
-#   trickle at the pool limit until 8,000 pages have been written back,
-#   and the module unloaded as a variant of its own, "kernel", which
-#   "stock" must match; case2a/2b: 12 s of random writers; zswap's
-#   shrinker off, 32 idle memcgs beside the test's).
+# shrinker (not part of the default run: about 70 minutes alone): the
+#   seed's test cases 1, 2a and 2b scaled to the VM (no icount), one
+#   zswbctl ab per case: stock (A) against each shrink_policy, judged
+#   by the share of stores rejected (cmd.reject_rate_pct), from 6 pairs
+#   until its interval is +-5% (ZSWB_BENCH_SHRINK_PRECISION) or 10 pairs
+#   (case1: a trickle at the pool limit until 8,000 pages have been
+#   written back; case2a/2b: 12 s of random writers; zswap's shrinker
+#   off, 32 idle memcgs beside the test's).
 # readahead: a heavy and a light swap thrash, one zswbctl ab each: stock
 #   (A) against each readahead_policy, judged by the time of the walk in
 #   order (cmd.walk_s), under icount (its
@@ -35,13 +37,12 @@
 #   work the more the host was loaded).
 # store: zswap_store() at memory.zswap.max: 16 writers started together
 #   (3 MiB each, one fill and one walk) in a 36M memcg with
-#   memory.zswap.max 2M, stock against each shrink_policy (shrink_batch
-#   1024), order rotated, 3 iterations, then one stock run without the
-#   tracer; each store's and each store-path shrink's duration from the
-#   function_graph tracer, the memcg's zswap usage against its limit
-#   sampled every 10 ms, pages written back, the module's counters. With
-#   icount, as prompt-free. 7 minutes of one host core (16 runs of 7 to
-#   11 s of guest time).
+#   memory.zswap.max 2M, one zswbctl ab: stock (A) against each
+#   shrink_policy (shrink_batch 1024), judged by a store's p99 duration
+#   (cmd.store_p99_us) from the function_graph tracer; with each
+#   store-path shrink's duration, the memcg's zswap usage against its
+#   limit sampled every 10 ms, pages written back, the module's counters.
+#   With icount, as prompt-free; runs of 7 to 11 s of guest time.
 # scope-cost (not part of the default run): the prompt-free workload on
 #   disk swap, async_free on, with no scope, a scope covering it and a
 #   scope that does not, under icount: instructions per folio written
@@ -66,8 +67,8 @@ set -eu
 . "$(dirname "$0")/../kernel/common.sh"
 zswb_need python3
 cd "$ZSWB_TOP"
-ALL="prompt-free shrinker readahead store"
-EXTRA="profile apps scope-cost cluster"
+ALL="prompt-free readahead store"
+EXTRA="shrinker profile apps scope-cost cluster"
 names=${*:-$ALL}
 mkdir -p bench-results
 conf=tools/bench/config
@@ -108,8 +109,11 @@ profile() {
 
 shrinker() {
 	local log=bench-results/shrinker.log
-	bash tools/vm/run.sh --timeout 3600 --cmd "$(knobs shrinker)/bench/shrinker.sh $ZSWB_BENCH_ITER case1 case2a case2b" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# 3 cases of a warm-up, an A/A pair and at most PAIRS pairs of 7 runs (A B C A D E A),
+	# a minute each at most
+	bash tools/vm/run.sh --timeout $((600 + 3 * (3 + 7 * ZSWB_BENCH_PAIRS) * 60)) \
+		--cmd "$(knobs shrinker)/bench/shrinker.sh $ZSWB_BENCH_PAIRS case1 case2a case2b" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py shrinker "$log" bench-results/shrinker.json
 }
 
@@ -124,8 +128,10 @@ readahead() {
 
 store() {
 	local log=bench-results/store.log
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs store)/bench/store.sh $ZSWB_BENCH_ITER" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# a warm-up, an A/A pair and PAIRS pairs of 7 runs (A B C A D E A), 40 s each at most
+	bash tools/vm/run.sh $icount --timeout $((600 + (3 + 7 * ZSWB_BENCH_PAIRS) * 40)) \
+		--cmd "$(knobs store)/bench/store.sh $ZSWB_BENCH_PAIRS" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py store "$log" bench-results/store.json
 }
 
@@ -167,16 +173,16 @@ run_one() {
 }
 
 # Minutes of one host core each takes (Documentation/running.rst, "Run
-# times"), to share them out: shrinker and store as measured in a make
-# bench from a clean clone, each alone on its core; prompt-free and
-# readahead from the seconds a run took there (42 and 33) and the runs
-# they make at 10 pairs (69 and 86); apps its two VMs' CPU time, 4,443 s,
+# times"), to share them out: prompt-free, readahead, store and shrinker
+# from the seconds a run took in a make bench from a clean clone (42, 33,
+# 25 and 30) and the runs they make at 10 pairs (69, 86 and 73; the
+# shrinker's 135 at 6 pairs); apps its two VMs' CPU time, 4,443 s,
 # as it runs in one VM inside a lane; cluster two thirds of its 35
 # minutes beside two other VMs on two cores.
 minutes() {
 	case "$1" in
-	prompt-free) echo 48 ;; shrinker) echo 29 ;; readahead) echo 47 ;;
-	store) echo 7 ;; apps) echo 74 ;; cluster) echo 23 ;; profile) echo 10 ;;
+	prompt-free) echo 48 ;; shrinker) echo 70 ;; readahead) echo 47 ;;
+	store) echo 30 ;; apps) echo 74 ;; cluster) echo 23 ;; profile) echo 10 ;;
 	*) echo 4 ;;
 	esac
 }
