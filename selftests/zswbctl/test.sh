@@ -293,8 +293,11 @@ export ZSWB_DEBUGFS=$tmp/debug
 version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
 [ -n "$version" ]
 result "dkms.conf has a PACKAGE_VERSION" $?
-t "--version: the version of dkms.conf" 0 "zswbctl $version" '' --version
-t "-V" 0 "zswbctl $version" '' -V
+echo "$version" >"$tmp/sys/version"
+t "--version: the version of dkms.conf, and the module's" 0 \
+	"zswbctl $version"$'\n'"module: zswap_wb $version" '' --version
+rm "$tmp/sys/version"
+t "-V" 0 "zswbctl $version"$'\n'"module: zswap_wb loaded, version unknown (*)" '' -V
 
 # The module's schema, as its debugfs "schema" holds it, read from its
 # sources: the fake module tree below describes itself with it.
@@ -390,8 +393,8 @@ ZSWB_SYSFS=$tmp/none zsw --help
 result "--help without the module: says the parameters come from it" $?
 
 t "unknown option" 64 '' "zswbctl: unknown option '--frob'"$'\n'"$usage" --frob status
-t "--json with get" 64 '' "zswbctl: --json is for status and stats, not get"$'\n'"$usage" \
-	--json get enabled
+t "--json with get" 64 '{*"error": "--json is for status and stats, not get"*}' \
+	"zswbctl: --json is for status and stats, not get"$'\n'"$usage" --json get enabled
 t "prometheus: extra argument" 64 '' "$usage" prometheus a b
 
 fake_mod
@@ -417,7 +420,8 @@ result "stats --json" $?
 zsw stats --json inflight written_back
 [ "$rc" = 0 ] && json_ok 'j == {"inflight": 4, "written_back": 101}'
 result "stats --json KEY KEY" $?
-t "stats --json: unknown key prints nothing" 1 '' "zswbctl: unknown statistic 'bogus'" \
+t "stats --json: an unknown key prints the error alone" 1 \
+	'{*"error": "unknown statistic '"'bogus'"'"*}' "zswbctl: unknown statistic 'bogus'" \
 	stats --json inflight bogus
 printf 'odd "quoted\\ \001 value\n' >>"$d/stats"
 zsw --json stats odd
@@ -829,15 +833,17 @@ ok=0
 for c in "get enabled" "set enabled N" "diff true" prometheus reset unload; do
 	# shellcheck disable=SC2086
 	zsw -j $c
-	[[ $rc == 64 && -z $out && $err == "zswbctl: --json is for status and stats, not ${c%% *}"$'\n'* ]] ||
+	[[ $rc == 64 && $out == *'"error": "--json is for status and stats, not '"${c%% *}"'"'* &&
+		$err == "zswbctl: --json is for status and stats, not ${c%% *}"$'\n'* ]] ||
 		{ diag "-j $c: exit $rc, $err"; ok=1; }
 done
 [ "$(<"$p/enabled")" = Y ] && [ ! -s "$d/reset" ] || ok=1
 result "main: --json before a command other than status and stats is refused, nothing done" $ok
-t "main: -j then --version prints the version" 0 "zswbctl $version" '' -j --version
+t "main: -j then --version prints the version" 0 "zswbctl $version"$'\n'"module: *" '' -j --version
 t "main: -j then --help prints the help" 0 "$usage" '' -j --help
 t "main: '--' is an unknown option" 64 '' "zswbctl: unknown option '--'"$'\n'"$usage" -- status
-t "main: -j then an unknown command" 64 '' "zswbctl: unknown command 'frob'"$'\n'"$usage" -j frob
+t "main: -j then an unknown command" 64 '{*"error": "unknown command '"'frob'"'"*}' \
+	"zswbctl: unknown command 'frob'"$'\n'"$usage" -j frob
 
 # --- common.c: why debugfs is not there, named from its path ---
 

@@ -16,10 +16,49 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "json_writer.h"
 #include "zswbctl.h"
 
 #define HOOK_SYMBOL	"zswap_wb_register"
 #define DEBUGFS_MAGIC	0x64626720
+
+/* With --json, what msg() said, for json_error(). */
+static char said[1024];
+
+/* msg(): print @text on stderr, and keep it with --json; NULL: no memory. */
+void msg_put(const char *text)
+{
+	size_t n = strlen(said);
+
+	if (!text)
+		text = "out of memory";
+	fprintf(stderr, "zswbctl: %s\n", text);
+	if (json && n < sizeof(said) - 2)
+		snprintf(said + n, sizeof(said) - n, "%s%s", n ? " " : "", text);
+}
+
+/*
+ * A failure with exit status @code, of command @cmd (NULL: none picked),
+ * as bpftool reports one: {"error": "<what msg() said>"} on stdout.
+ */
+void json_error(const char *cmd, int code)
+{
+	json_writer_t *w = jsonw_new(stdout);
+	char buf[128];
+
+	if (!w)
+		return;
+	if (!*said && code == EXIT_USAGE)
+		snprintf(buf, sizeof(buf), "bad usage: 'zswbctl help%s%s' lists the arguments",
+			 cmd ? " " : "", cmd ? cmd : "");
+	else if (!*said)
+		snprintf(buf, sizeof(buf), "failed with exit status %d", code);
+	jsonw_pretty(w, true);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "error", *said ? said : buf);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
 
 /* getenv(@name), or @def when it is unset or empty. */
 const char *env_or(const char *name, const char *def)

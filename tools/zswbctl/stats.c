@@ -127,7 +127,10 @@ bool stat_is_counter(const char *key)
 	return !s || s->kind == STAT_COUNTER;
 }
 
-/* A JSON writer on stdout, indented as a person reads it; NULL if none. */
+/*
+ * A JSON writer on stdout, indented as a person reads it; NULL if none.
+ * What it writes is the answer, also on a failure (no json_error()).
+ */
 static json_writer_t *json_open(void)
 {
 	json_writer_t *w = jsonw_new(stdout);
@@ -137,6 +140,7 @@ static json_writer_t *json_open(void)
 		return NULL;
 	}
 	jsonw_pretty(w, true);
+	json_printed = true;
 	return w;
 }
 

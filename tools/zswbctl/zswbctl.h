@@ -12,9 +12,11 @@
 #ifndef ZSWBCTL_H
 #define ZSWBCTL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define MODNAME		"zswap_wb"
 #define HOOK_CONFIG	"CONFIG_ZSWAP_WRITEBACK_HOOK"
@@ -35,19 +37,42 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __maybe_unused	__attribute_maybe_unused__
 
-/* Print "zswbctl: <message>" on stderr; @fmt is a string literal. */
-#define msg(fmt, ...)	fprintf(stderr, "zswbctl: " fmt "\n", ##__VA_ARGS__)
+/*
+ * Print "zswbctl: <message>" on stderr; with --json, msg_put() keeps it
+ * for the error a failure ends with on stdout (json_error()). The
+ * arguments are read once, with errno as the caller left it.
+ */
+#define msg(fmt, ...) do {						\
+	int msg_errno_ = errno;						\
+	char *msg_text_ = NULL;						\
+	size_t msg_len_;						\
+	FILE *msg_f_ = open_memstream(&msg_text_, &msg_len_);		\
+									\
+	errno = msg_errno_;						\
+	if (msg_f_) {							\
+		fprintf(msg_f_, fmt, ##__VA_ARGS__);			\
+		fclose(msg_f_);						\
+	}								\
+	msg_put(msg_text_);						\
+	free(msg_text_);						\
+} while (0)
 
 struct dirent;
 
-/* main.c: $ZSWB_SYSFS, $ZSWB_DEBUGFS, and whether --json was given. */
+/*
+ * main.c: $ZSWB_SYSFS, $ZSWB_DEBUGFS, whether --json was given, and
+ * whether a JSON document is on stdout already.
+ */
 extern const char *sysfs_dir;
 extern const char *debugfs_dir;
 extern bool json;
+extern bool json_printed;
 
 int print_usage(FILE *f, int code);
 
 /* common.c */
+void msg_put(const char *text);
+void json_error(const char *cmd, int code);
 const char *env_or(const char *name, const char *def);
 int neg_errno(void);
 char *read_all(const char *path, int *err);
