@@ -7,9 +7,9 @@
  * nearest to it in time: the schedule puts one next to it (A B, B A, ...;
  * with more sides A B C A D E A F, then mirrored), so that a drift of the
  * host over the comparison cancels. Per metric and side, the pairs'
- * differences (of logs where every value is above 0, as a ratio is; else
- * of the values) go to ab_stat.c: the Hodges-Lehmann change with its
- * exact interval, and the signed-rank p-value.
+ * differences on one of three scales (enum scale) go to ab_stat.c: the
+ * Hodges-Lehmann change with its exact interval, and the signed-rank
+ * p-value.
  *
  * One primary metric (--metric, default wall_s) on side B is judged at
  * alpha. Every other metric, and every metric of the sides after B, is
@@ -34,11 +34,30 @@ const char * const ab_kind_names[] = {
 	[RUN_WARMUP] = "warmup", [RUN_AA] = "aa", [RUN_PAIR] = "pair",
 };
 
+/*
+ * The scale of each pair's difference, X against its A run, per metric and
+ * side:
+ *  log:  ln(X/A), where every run of both sides is above 0 (a ratio,
+ *        reported as a % change);
+ *  rel:  (X - A) / A, where some run is 0 or below but every A run that is
+ *        paired is above 0 (the pair's change relative to its own A,
+ *        reported times 100 as a % change: -100% where X is 0, so never
+ *        below -100% for a count);
+ *  diff: X - A, where some A run that is paired is 0 or below (reported in
+ *        the metric's units where A's median is 0, else as a % of A's
+ *        median).
+ */
+enum scale { SCALE_LOG, SCALE_REL, SCALE_DIFF };
+
+static const char * const scale_names[] = {
+	[SCALE_LOG] = "log", [SCALE_REL] = "rel", [SCALE_DIFF] = "diff",
+};
+
 /* What the report says of one metric, for one side against A. */
 struct cmp {
 	int m, side;			/* the metric; the side, 1 for B */
 	double med[2], min[2], max[2];	/* of A's pair runs, and the side's */
-	bool log;			/* differences of logs: every value > 0 */
+	enum scale scale;		/* of the differences */
 	bool measured;			/* a value in some run */
 	bool tested;			/* a pair, and not every difference 0 */
 	bool primary;			/* --metric on side B */
@@ -100,10 +119,28 @@ int ab_primary(void)
 	return -1;
 }
 
-/* The difference of @x and @y (X against A) on @c's scale. */
+/* The difference of @x against @a on @c's scale. */
 static double diff(const struct cmp *c, double a, double x)
 {
-	return c->log ? log(x) - log(a) : x - a;
+	switch (c->scale) {
+	case SCALE_LOG:
+		return log(x) - log(a);
+	case SCALE_REL:
+		return (x - a) / a;
+	default:
+		return x - a;
+	}
+}
+
+/* The A run paired with run @i, a pair run of side @k, where both measured @m; else NULL. */
+static const struct run *paired(int m, int k, int i)
+{
+	const struct run *r = &ab.runs[i], *a;
+
+	if (r->kind != RUN_PAIR || r->side != 'A' + k || isnan(r->val[m]))
+		return NULL;
+	a = partner(i);
+	return a && !isnan(a->val[m]) ? a : NULL;
 }
 
 /*
@@ -115,6 +152,7 @@ static int compare(int m, int k, struct cmp *c)
 	double *v[2], aa[2];
 	const struct run *r, *a;
 	int n[2] = { 0, 0 }, i, j, nd = 0, naa = 0;
+	bool log_ok = true, rel_ok = true;
 
 	memset(c, 0, sizeof(*c));
 	v[0] = malloc(2 * (ab.nr_runs + 1) * sizeof(*v[0]));
@@ -126,7 +164,6 @@ static int compare(int m, int k, struct cmp *c)
 	c->p_adj = NAN;
 	c->aa = NAN;
 	c->primary = k == 1 && m == ab_primary();
-	c->log = true;
 	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
 		if (isnan(r->val[m]))
@@ -139,7 +176,7 @@ static int compare(int m, int k, struct cmp *c)
 		j = r->side != 'A';
 		v[j][n[j]++] = r->val[m];
 		if (r->val[m] <= 0)
-			c->log = false;
+			log_ok = false;
 	}
 	for (j = 0; j < 2; j++) {
 		c->med[j] = ab_stat_median(v[j], n[j]);	/* sorts: the ends are the range */
@@ -151,18 +188,24 @@ static int compare(int m, int k, struct cmp *c)
 	if (!c->d)
 		return -1;
 	for (i = 0; i < ab.nr_runs; i++) {
+		a = paired(m, k, i);
+		if (a && a->val[m] <= 0)
+			rel_ok = false;
+	}
+	c->scale = log_ok ? SCALE_LOG : rel_ok ? SCALE_REL : SCALE_DIFF;
+	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
-		if (r->kind != RUN_PAIR || r->side != 'A' + k || isnan(r->val[m]))
-			continue;
-		a = partner(i);
-		if (!a || isnan(a->val[m]))
+		a = paired(m, k, i);
+		if (!a)
 			continue;
 		c->d[nd] = diff(c, a->val[m], r->val[m]);
 		if (!isfinite(c->d[nd]))
 			continue;	/* beyond a double: as good as missing */
 		c->tested |= c->d[nd++] != 0;
 	}
-	if (naa == 2 && (!c->log || (aa[0] > 0 && aa[1] > 0)))
+	/* the A/A pair on the same scale: the second run against the first */
+	if (naa == 2 && (c->scale == SCALE_DIFF || aa[0] > 0) &&
+	    (c->scale != SCALE_LOG || aa[1] > 0))
 		c->aa = diff(c, aa[0], aa[1]);
 	if (ab_stat_paired(c->d, nd, ab.alpha, &c->st)) {
 		msg("out of memory");
@@ -183,12 +226,17 @@ static bool differs(const struct cmp *c)
 	return (c->primary ? c->st.p : c->p_adj) <= ab.alpha;
 }
 
-/* @x, a difference on @c's scale, as a % change of A; NAN where A's median is 0. */
+/* @x, a difference on @c's scale, as a % change of A; NAN where A's median is 0 on diff. */
 static double pct(const struct cmp *c, double x)
 {
-	if (c->log)
+	switch (c->scale) {
+	case SCALE_LOG:
 		return 100 * expm1(x);
-	return c->med[0] != 0 ? 100 * x / fabs(c->med[0]) : NAN;
+	case SCALE_REL:
+		return 100 * x;
+	default:
+		return c->med[0] != 0 ? 100 * x / fabs(c->med[0]) : NAN;
+	}
 }
 
 /* Every metric of every side against A, the secondary p-values adjusted; NULL if none. */
@@ -398,18 +446,33 @@ static void row(FILE *f, const struct cmp *c)
 		med[0], med[1], change, p, c->st.n, differs(c) ? " *" : "");
 }
 
+/* @c's A/A pair as a % change of its first run; NAN on diff or without the pair. */
+static double aa_pct(const struct cmp *c)
+{
+	switch (c->scale) {
+	case SCALE_LOG:
+		return 100 * expm1(c->aa);
+	case SCALE_REL:
+		return 100 * c->aa;
+	default:
+		return NAN;
+	}
+}
+
 /* The host check: the A/A pair against the pairs' noise, for @c (the primary). */
 static void host_check(FILE *f, const struct cmp *c)
 {
 	double *r, s;
+	bool pc;	/* on log and rel, a % of A */
 	int i;
 
 	if (isnan(c->aa)) {
 		fputs("A/A pair: none (it checks that the host is steady)\n", f);
 		return;
 	}
-	fprintf(f, "A/A pair: %s %+.2f%s", ab.metric_name[c->m],
-		c->log ? 100 * expm1(c->aa) : c->aa, c->log ? "%" : "");
+	pc = c->scale != SCALE_DIFF;
+	fprintf(f, "A/A pair: %s %+.2f%s", ab.metric_name[c->m], pc ? aa_pct(c) : c->aa,
+		pc ? "%" : "");
 	r = c->st.n >= 6 ? malloc(c->st.n * sizeof(*r)) : NULL;
 	if (!r) {
 		fputc('\n', f);
@@ -420,8 +483,7 @@ static void host_check(FILE *f, const struct cmp *c)
 	/* a robust standard deviation of a pair's difference: 1.4826 MAD */
 	s = 1.4826 * ab_stat_median(r, c->st.n);
 	free(r);
-	fprintf(f, " (a pair's noise, robust sd: %.2f%s)\n", c->log ? 100 * s : s,
-		c->log ? "%" : "");
+	fprintf(f, " (a pair's noise, robust sd: %.2f%s)\n", pc ? 100 * s : s, pc ? "%" : "");
 	if (s > 0 && fabs(c->aa) > 3 * s)
 		fputs("warning: the A/A pair differs by more than 3 times the pairs' noise: the\n"
 		      "host was not steady at the start; look at the runs (--csv)\n", f);
@@ -548,11 +610,11 @@ static void json_cmp(json_writer_t *w, const struct cmp *c, int j)
 		return;
 	}
 	jsonw_int_field(w, "pairs", c->st.n);
-	jsonw_string_field(w, "scale", c->log ? "log" : "diff");
+	jsonw_string_field(w, "scale", scale_names[c->scale]);
 	json_double_field(w, "estimate", pct(c, c->st.est));
 	json_double_field(w, "ci_low", pct(c, c->st.lo));
 	json_double_field(w, "ci_high", pct(c, c->st.hi));
-	if (!c->log) {
+	if (c->scale == SCALE_DIFF) {
 		jsonw_name(w, "difference");
 		jsonw_start_array(w);
 		json_double(w, c->st.est);
@@ -567,8 +629,8 @@ static void json_cmp(json_writer_t *w, const struct cmp *c, int j)
 	jsonw_bool_field(w, "too_few", c->tested && c->st.too_few);
 	jsonw_name(w, "ratios");
 	jsonw_start_array(w);
-	for (j = 0; c->log && j < c->st.n; j++)
-		json_double(w, exp(c->d[j]));
+	for (j = 0; c->scale != SCALE_DIFF && j < c->st.n; j++)
+		json_double(w, c->scale == SCALE_LOG ? exp(c->d[j]) : 1 + c->d[j]);
 	jsonw_end_array(w);
 	verdict(c, buf, sizeof(buf));
 	jsonw_string_field(w, "verdict", buf);
@@ -621,7 +683,7 @@ void ab_report_json(void)
 	jsonw_name(w, "host_check");
 	jsonw_start_object(w);
 	c = prim >= 0 ? &all[prim] : NULL;
-	json_double_field(w, "aa_pct", c && c->log ? 100 * expm1(c->aa) : NAN);
+	json_double_field(w, "aa_pct", c ? aa_pct(c) : NAN);
 	json_double_field(w, "aa_difference", c ? c->aa : NAN);
 	jsonw_end_object(w);
 	jsonw_name(w, "runs");
