@@ -35,8 +35,8 @@ const char * const ab_kind_names[] = {
 };
 
 /*
- * The scale of each pair's difference, X against its A run, per metric and
- * side:
+ * For each metric and each side X against A, the difference of each pair,
+ * X against its A run, on one of three scales:
  *  log:  ln(X/A), where every run of both sides is above 0 (a ratio,
  *        reported as a % change);
  *  rel:  (X - A) / A, where some run is 0 or below but every A run that is
