@@ -755,8 +755,8 @@ void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *m
 	 * Counted before the tryget, so that a reader of "inflight" after
 	 * async_free went off sees a folio that a tryget still marks (one
 	 * that saw zswb_live live just before the kill). Dead once
-	 * async_free is off: then the folio is kept, and counts as taken at
-	 * once.
+	 * async_free is off: then the folio is kept, and counts as queued
+	 * and taken at once.
 	 */
 	this_cpu_inc(st->marked);
 	/*
@@ -765,6 +765,12 @@ void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *m
 	 * families re-arm after the key went off).
 	 */
 	if ((!slot && !READ_ONCE(async_free)) || !percpu_ref_tryget_live(&zswb_live)) {
+		/*
+		 * Up in both gauges before down: taken alone would leave
+		 * queue_depth (queued - taken) one low for good.
+		 */
+		this_cpu_inc(st->queued);
+		smp_wmb();	/* marked and queued before taken */
 		this_cpu_inc(st->taken);
 		zswb_keep(folio, slot);
 		return;

@@ -57,7 +57,7 @@ struct zswb_pcpu_stats {
 	unsigned long count[NR_ZSWB_STATS];
 	unsigned long latency[ZSWB_LAT_BUCKETS];
 	unsigned long marked;	/* async folios offered for marking on this CPU */
-	unsigned long queued;	/* folios put on this CPU's list */
+	unsigned long queued;	/* put on this CPU's list, or not marked, here */
 	unsigned long taken;	/* taken off a list (so resolved), or not marked, here */
 	unsigned long drain_max; /* the most folios one drain on this CPU took */
 	unsigned long drain_gen; /* the reset generation drain_max belongs to */
