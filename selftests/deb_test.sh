@@ -8,6 +8,9 @@
 #  - zswap-wb-dkms installed where only a stock kernel's headers are, and a
 #    stock kernel's headers installed after zswap-wb-dkms, must both succeed,
 #    and dkms must say why it skipped the module;
+#  - zswap-wb-dkms and zswbctl installed together, as the fleet test's
+#    guest installs them, where python3 is not: zswbctl needs shared
+#    libraries only (zswbctl-plot, a package of its own, needs python3);
 #  - with the hooked kernel's packages of 'make kernel-deb' (found in
 #    ZSWB_KERNEL_DEB_DIR, default $ZSWB_CACHE/kernel-deb), installing them
 #    after zswap-wb-dkms must build and install the module for that kernel.
@@ -101,7 +104,7 @@ get_stock() {
 }
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 11
 
 # 1: the packages
 rm -f "$debdir"/*.deb
@@ -155,7 +158,17 @@ check "zswbctl: /usr/sbin/zswbctl (dynamic, hardened) and zswbctl(8)" \
 		readelf -d '$t/ctl/usr/sbin/zswbctl' | grep -q BIND_NOW &&
 		test -s '$t/ctl/usr/share/man/man8/zswbctl.8.gz'"
 
-# 6..8: a stock kernel in the private root.
+# 6: zswbctl pulls no interpreter onto a node; the plot helper carries it.
+plot_deb=$(ls "$debdir"/zswbctl-plot_*_all.deb 2>/dev/null)
+ctl_dep=$(dpkg-deb -f "$ctl_deb" Depends Pre-Depends Recommends)
+plot_dep=$(dpkg-deb -f "$plot_deb" Depends 2>/dev/null)
+echo "# zswbctl: $(echo $ctl_dep); zswbctl-plot: ${plot_dep:-(no package)}"
+check "zswbctl depends on shared libraries only; zswbctl-plot on python3 and matplotlib" \
+	sh -c "echo '$ctl_dep' | grep -q '^Depends: libc6' &&
+		! echo '$ctl_dep' | grep -qi 'python\|matplotlib' &&
+		echo '$plot_dep' | grep -q 'python3,.*python3-matplotlib'"
+
+# 7..10: a stock kernel in the private root.
 stock_ok=0 abi="6.12.*+deb12"
 start=$SECONDS
 if apt_lists && roottar=$(mkroot_tar) && get_stock; then
@@ -206,15 +219,31 @@ dkms_first() {
 	[ "$rc" = 77 ] && grep -q "BUILD_EXCLUSIVE" "$t/b5.log" || { log "$t/b5.log"; return 1; }
 	[ -z "$(find "$r/lib/modules" -name 'zswap_wb.ko*')" ]
 }
+# The two packages every node of the fleet installs, in one dpkg -i as
+# fleet_test.sh does, where python3 is not; the tool runs there.
+node_install() {
+	local r=$t/r0 rc
+	newroot "$r" && cp "$ctl_deb" "$r/debs/" || return 1
+	[ ! -e "$r/usr/bin/python3" ] || { echo "# the private root has python3"; return 1; }
+	in_root "$r" sh -c "dpkg -i /debs/zswap-wb-dkms_*.deb /debs/zswbctl_*.deb" > "$t/n1.log" 2>&1
+	rc=$?
+	echo "# dpkg -i zswap-wb-dkms zswbctl: $rc"
+	[ "$rc" = 0 ] || { tail -20 "$t/n1.log" | log; return 1; }
+	in_root "$r" zswbctl --version > "$t/n2.log" 2>&1 || { log "$t/n2.log"; return 1; }
+	grep -q "^zswbctl $ver_conf" "$t/n2.log"
+}
 if [ $stock_ok = 1 ]; then
+	check "zswap-wb-dkms and zswbctl install together where python3 is not, and zswbctl runs" \
+		node_install
 	check "stock $kver headers, then zswap-wb-dkms: both install, dkms says why it skips" stock_first
 	check "zswap-wb-dkms, then stock $kver headers: both install, dkms says why it skips" dkms_first
 else
+	ktap_test_fail "zswap-wb-dkms and zswbctl install together: no private root"
 	ktap_test_fail "stock $kver headers, then zswap-wb-dkms: no private root"
 	ktap_test_fail "zswap-wb-dkms, then stock $kver headers: no private root"
 fi
 
-# 9: the hooked kernel's packages of make kernel-deb.
+# 11: the hooked kernel's packages of make kernel-deb.
 hooked() {
 	local r=$t/r3 rc1 rc2 krel ko
 	newroot "$r" && cp "$kimg" "$khdr" "$r/debs/" || return 1
