@@ -418,14 +418,16 @@ static int drop_caches(void)
 }
 
 /*
- * Start the command in cgroup @cg, as child @k of ab (ab.child[k]): the
- * child moves itself in before exec, its stdout goes to our stderr (the
- * report is on stdout), and $ZSWBCTL_AB_METRICS names the file @metrics
- * for its own figures. The pid, or -1.
+ * Start the command in cgroup @cg, as child @k of ab (ab.child[k]), for
+ * side @side: the child moves itself in before exec, its stdout goes to
+ * our stderr (the report is on stdout), $ZSWBCTL_AB_METRICS names the
+ * file @metrics for its own figures and $ZSWBCTL_AB_SIDE the side's
+ * letter (A, B, ...), for a setting that is not the module's. The pid,
+ * or -1.
  */
-static pid_t start(int k, const char *cg, const char *metrics)
+static pid_t start(int k, char side, const char *cg, const char *metrics)
 {
-	char procs[PATH_MAX];
+	char procs[PATH_MAX], letter[2] = { side, 0 };
 	sigset_t stop, old;
 	size_t i;
 	pid_t pid;
@@ -466,6 +468,10 @@ static pid_t start(int k, const char *cg, const char *metrics)
 	if (*metrics ? setenv("ZSWBCTL_AB_METRICS", metrics, 1) :
 		       unsetenv("ZSWBCTL_AB_METRICS")) {
 		msg("cannot set ZSWBCTL_AB_METRICS: %s", strerror(errno));
+		_exit(126);
+	}
+	if (setenv("ZSWBCTL_AB_SIDE", letter, 1)) {
+		msg("cannot set ZSWBCTL_AB_SIDE: %s", strerror(errno));
 		_exit(126);
 	}
 	execvp(ab.cmd[0], ab.cmd);
@@ -589,7 +595,7 @@ static int run_sequential(enum run_kind kind, int pair, int side)
 		return 1;
 	}
 	t0 = now();
-	r->exit = start(0, cg, metrics) < 0 ? -1 : wait_child(ab.child[0]);
+	r->exit = start(0, r->side, cg, metrics) < 0 ? -1 : wait_child(ab.child[0]);
 	run_set(r, "wall_s", now() - t0);
 	ab.child[0] = 0;
 	ret = snap_take(&after, "stats");
@@ -649,7 +655,7 @@ static int run_concurrent(enum run_kind kind, int pair, int side0, int side1)
 	}
 	for (k = 0; k < 2 && !ret; k++) {
 		t0[k] = now();
-		if (start(k, cg[k], metrics[k]) < 0)
+		if (start(k, r[k]->side, cg[k], metrics[k]) < 0)
 			ret = 1;
 	}
 	while (done < 2 && ab.child[0] + ab.child[1] > 0) {

@@ -13,7 +13,9 @@
 # difference in pgrotated. The command also writes figures of its own to
 # $ZSWBCTL_AB_METRICS (thrash's pages and seconds, and a line that is not
 # NAME VALUE), which ab must report as cmd.pages (exact) and cmd.seconds,
-# and the bad line must be said and left out. Then ab is stopped by
+# and the bad line must be said and left out; and the side's letter from
+# $ZSWBCTL_AB_SIDE (cmd.side, its character code), which must be each
+# run's side. Then ab is stopped by
 # SIGTERM in its first run, and by SIGHUP: the parameter it set must read
 # as before, its cgroup must be gone, and it must exit 128 + the signal.
 # Last, --precision stops at --pairs on a figure that never varies, and
@@ -55,6 +57,7 @@ cat > "$out/figures.sh" <<EOF
 thrash --size $SIZE --passes $PASSES > "\$ZSWBCTL_AB_METRICS.out" || exit \$?
 awk '/^pages/ { print "pages", \$2; print "seconds", \$6 }' "\$ZSWBCTL_AB_METRICS.out" > "\$ZSWBCTL_AB_METRICS"
 echo "Not-A-Name 1" >> "\$ZSWBCTL_AB_METRICS"
+printf 'side %d\n' "'\$ZSWBCTL_AB_SIDE" >> "\$ZSWBCTL_AB_METRICS"
 EOF
 chmod +x "$out/figures.sh"
 
@@ -124,6 +127,12 @@ if ab aa async_free=N "$B" async_free=N -- "$out/figures.sh"; then
 	[ -n "$secs" ] || { msg "FAILED: no cmd.seconds in the report"; fail=1; }
 	[ "$bad" = $runs ] || { msg "FAILED: the bad line not said in every run"; fail=1; }
 	grep -qi "not-a-name" "$out/aa.csv" && { msg "FAILED: the bad line became a metric"; fail=1; }
+	# $ZSWBCTL_AB_SIDE: each run's side letter (as its character code).
+	sides=$(awk -F, 'BEGIN { for (i = 65; i < 72; i++) code[sprintf("%c", i)] = i }
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cmd.side") c = i; next }
+		c && $c == code[$4] { n++ } END { print n + 0 }' "$out/aa.csv")
+	msg "A/A: ZSWBCTL_AB_SIDE the run's side in $sides of $runs runs"
+	[ "$sides" = $runs ] || { msg "FAILED: ZSWBCTL_AB_SIDE not the run's side in every run"; fail=1; }
 else
 	fail=1
 fi
