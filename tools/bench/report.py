@@ -1,44 +1,37 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the RESULT lines of a benchmark run into a table and a JSON file.
+"""Report a benchmark run: its tables, its JSON and the figures.
 
     report.py BENCH LOG [JSON]
     report.py --each KEY... < LOG
     report.py figures [RESULTS_DIR [OUT_DIR]]
 
-RESULT lines are "RESULT group variant iteration key=value ..."; this is
-the one place that reads them. The table has one row per metric and
-group, medians of the iterations for each variant, and the change of each
-variant against the first one (the baseline). The JSON holds, per group
-and variant, the medians of every key.
+Every comparison of make bench and make bench-apps is one zswbctl ab in
+the guest, which prints "ABSIDES GROUP KIND L=VARIANT..." (the side
+letters and the variants they are) and each line of ab's --csv as
+"ABCSV GROUP KIND LINE" (bench_ab() in tools/bench/guest/lib.sh;
+tools/bench/apps/apps.sh). For each comparison this keeps the runs as
+BENCH-[GROUP-]KIND.csv beside the JSON and reports them again with
+zswbctl ab --from-csv (the zswbctl of this tree), its primary metric
+AB_PRIMARY's: per side after A and metric, A's and the side's medians,
+ab's change (the Hodges-Lehmann estimate over the pairs, as a % of A,
+with its exact interval; a difference in the metric's units where A's
+median is 0), its p (Benjamini-Hochberg adjusted for all but the
+primary metric) and its verdict. The JSON holds, per group (ab_group())
+and variant, the medians, ab's figures and every run. apps adds a matrix
+of the changes per workload and results.rst's compact table.
 
-prompt-free: the guest's swap
-kinds are renamed as the tables and the JSON name them (disk: async, zram:
-sync), and each run gains figures computed from its counters (DERIVED):
-bypassed_zswap (prompt-free only) and freed_prompt_pct.
-
-Paired runs: when a group has the variants "off" and "on" and runs with
-the same iteration number, each such pair gives a ratio on/off of every
-key in RATIO_KEYS; the table shows their median with the smallest and the
-largest, and the JSON adds them to "on" as KEY_ratio, KEY_ratio_min and
-KEY_ratio_max. A variant "aa" (an A/A pair: the baseline twice, run first)
-sizes the noise: the ratio of its second run to its first goes beside the
-pairs, and into "off" as aa_KEY_ratio; "aa" is not a variant of the JSON.
-
-apps (make bench-apps): not RESULT lines but zswbctl ab comparisons, one
-per workload and swap kind (apps_comparisons()), each reported by
-zswbctl ab --from-csv itself: per policy against the stock runs of its
-swap kind ("stock" on disk, "zram-stock" on zram): metric, the medians of
-baseline and policy, ab's change (the Hodges-Lehmann estimate over the
-pairs, as a % of stock, with its interval; a difference in the metric's
-units where stock's median is 0), its p (Benjamini-Hochberg adjusted for
-all but the primary metric) and whether it found a difference; then a
-matrix of the changes of the medians per workload. The runs of each
-comparison are kept beside the JSON as apps-WORKLOAD-KIND.csv.
+profile is not a comparison: its guest prints "RESULT group variant
+iteration key=value ..." lines, one per run, which become a table of
+each variant's values and its JSON.
 
 --each: for every RESULT line on stdin as it comes, one line "group
 variant iteration VALUE..." with the values of the KEYs as the line wrote
 them ("-" for a key it lacks), for progress lines while a run goes on.
+
+figures: an SVG per comparison whose CSV is in RESULTS_DIR, drawn by
+zswbctl-plot from ab's report (fig_ab()), and the free-latency and
+shrink-calls pictures from prompt-free.json and shrinker.json.
 """
 import io
 import json
@@ -203,6 +196,8 @@ AB_PRIMARY = {
     "store": {"store": "cmd.store_p99_us"},
     "shrinker": {"case1": "cmd.reject_rate_pct", "case2a": "cmd.reject_rate_pct",
                  "case2b": "cmd.reject_rate_pct"},
+    "cluster": {"cluster": "cmd.wr_req_per_mib"},
+    "scope-cost": {"scope-cost": "cmd.insn_per_folio"},
 }
 APPS_PRIMARY = AB_PRIMARY["apps"]
 # The benchmarks that compare through zswbctl ab.
@@ -216,11 +211,12 @@ def ab_csv_name(bench, group, kind):
 
 def ab_group(bench, group, kind):
     """The name of a comparison in the JSON and the tables: the workload
-    (apps, readahead), the swap kind as prompt-free names it (disk:
-    async, zram: sync)."""
-    if bench == "prompt-free":
-        return PROMPT_FREE_KINDS.get(kind, kind)
-    return group
+    or case (apps, readahead, shrinker), or the swap kind where the
+    benchmark has one comparison per kind (as prompt-free names it: disk
+    async, zram sync)."""
+    if group != bench:
+        return group
+    return PROMPT_FREE_KINDS.get(kind, kind) if bench == "prompt-free" else kind
 
 
 def ab_key(bench, metric):
@@ -515,6 +511,13 @@ AB_TABLE_KEYS = {
                  "cmd.calls_per_written", "cmd.shrink_worker_runs", "cmd.store_rejects",
                  "cmd.shrink_eagain", "cmd.pool_limit_hit", "cmd.zswpout", "cmd.pswpout",
                  "cmd.pswpin", "cmd.node_share_pct"),
+    "cluster": ("cmd.wr_req_per_mib", "cmd.rd_req_per_mib", "cmd.wr_req", "cmd.wr_merged",
+                "cmd.rd_req", "cmd.rd_merged", "cmd.discards", "cmd.adjacent_pct",
+                "cmd.slot_runs", "cmd.clusters", "cmd.fill_pct", "cmd.swapped", "cmd.time_s",
+                "vmstat.pswpout", "vmstat.pswpin", "vmstat.zswpwb", "vmstat.swap_ra",
+                "vmstat.swap_ra_hit"),
+    "scope-cost": ("cmd.insn_per_folio", "cmd.cpu_s", "wall_s", "zswap_wb.written_back",
+                   "zswap_wb.freed_async"),
 }
 
 
@@ -545,71 +548,7 @@ def ab_main(bench, log, out):
     return 0
 
 
-# figures: the pictures of Documentation/results.rst, from bench-results/*.json.
-# Per benchmark, the keys whose change against the baseline is drawn.
-FIG_KEYS = {
-    "cluster": ("wr_req_per_mib", "rd_req_per_mib", "adjacent_pct", "slot_runs"),
-    "scope-cost": ("insn_per_folio", "time_s", "cpu_s"),
-}
-FIG_TITLES = {
-    "cluster": "the slot order's variants against stock (the band: stock's own runs)",
-    "scope-cost": "the scopes' variants against no scope (the band: no scope's own runs)",
-}
-
-
-def fig_baseline(bench, variant):
-    if bench == "apps":
-        return apps_baseline(variant)
-    if bench == "scope-cost":
-        return "none"
-    return "stock"
-
-
-def fig_changes(bench, data):
-    """[(panel title, [(label, median change %, [each run's change %],
-    (band low %, band high %) or None)])] for a figure of changes."""
-    panels = []
-    for group, variants in data.items():
-        for k in FIG_KEYS[bench]:
-            rows = []
-            for v, vals in variants.items():
-                base = variants.get(fig_baseline(bench, v))
-                if v == fig_baseline(bench, v) or not base or not base.get(k) \
-                   or vals.get(k) is None:
-                    continue
-                b = base[k]
-                pts = [(x / b - 1) * 100 for x in vals.get("runs", {}).get(k, []) if x is not None]
-                br = [x for x in base.get("runs", {}).get(k, []) if x is not None]
-                band = ((min(br) / b - 1) * 100, (max(br) / b - 1) * 100) if len(br) > 1 else None
-                rows.append((v, (vals[k] / b - 1) * 100, pts, band))
-            if rows:
-                panels.append((f"{group}: {k}", rows))
-    return panels
-
-
-def fig_draw_changes(plt, bench, panels, path):
-    n = len(panels)
-    cols = min(n, 4)
-    nrows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 2.6 * nrows + 0.6), squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    for ax, (name, rows) in zip(axes.flat, panels):
-        for i, (label, med, pts, band) in enumerate(rows):
-            if band:
-                ax.fill_between([i - 0.4, i + 0.4], band[0], band[1], color="0.85", lw=0)
-            ax.plot([i] * len(pts), pts, "o", ms=3, color="tab:blue", alpha=0.7)
-            ax.plot([i - 0.3, i + 0.3], [med, med], "-", color="tab:red", lw=2)
-        ax.axhline(0, color="0.4", lw=0.8)
-        ax.set_xticks(range(len(rows)))
-        ax.set_xticklabels([r[0] for r in rows], rotation=35, ha="right", fontsize=7)
-        ax.set_title(name, fontsize=8)
-        ax.tick_params(axis="y", labelsize=7)
-        ax.set_ylabel("change %", fontsize=7)
-    fig.suptitle(f"{bench}: {FIG_TITLES[bench]}; red: median, dots: runs", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None})
-    plt.close(fig)
+# figures: the pictures of Documentation/results.rst, from bench-results/.
 
 
 def fig_latency(plt, data, path):
@@ -672,8 +611,9 @@ def fig_calls(plt, data, path):
 
 
 def figures(src, dst):
-    """figures [RESULTS_DIR [OUT_DIR]]: an SVG per benchmark whose JSON is
-    in RESULTS_DIR (bench-results), into OUT_DIR (Documentation/figures)."""
+    """figures [RESULTS_DIR [OUT_DIR]]: the pictures of the comparisons
+    and JSON in RESULTS_DIR (bench-results), into OUT_DIR
+    (Documentation/figures)."""
     import os
     try:
         import matplotlib
@@ -686,16 +626,6 @@ def figures(src, dst):
     plt.rcParams["svg.hashsalt"] = "zswap_wb"
     os.makedirs(dst, exist_ok=True)
     out = []
-    for bench in FIG_KEYS:
-        path = os.path.join(src, f"{bench}.json")
-        if not os.path.exists(path):
-            continue
-        with open(path) as f:
-            data = json.load(f)
-        panels = fig_changes(bench, data)
-        if panels:
-            fig_draw_changes(plt, bench, panels, os.path.join(dst, f"{bench}.svg"))
-            out.append(f"{bench}.svg")
     for bench in AB_BENCHES:
         out += fig_ab(bench, src, dst)
     path = os.path.join(src, "prompt-free.json")
@@ -726,6 +656,8 @@ FIG_AB_KEYS = {
     "readahead": ("cmd.random_writes", "vmstat.swap_ra", "memory.stat.zswpin"),
     "store": ("cmd.rejected_pct", "cmd.over_pct", "cmd.usage_mean_pct"),
     "shrinker": ("cmd.calls_per_written", "cmd.written_back", "cmd.node_share_pct"),
+    "cluster": ("cmd.rd_req_per_mib", "cmd.adjacent_pct", "cmd.slot_runs"),
+    "scope-cost": ("cmd.cpu_s", "wall_s"),
 }
 
 
@@ -742,9 +674,9 @@ def fig_ab(bench, src, dst):
     for csv_path in sorted(glob.glob(os.path.join(src, f"{bench}-*.csv"))):
         name = os.path.basename(csv_path)[:-4]
         parts = name[len(bench) + 1:].split("-")
-        if len(parts) not in (1, 2) or (bench == "prompt-free") != (len(parts) == 1):
-            continue
         group = parts[0] if len(parts) == 2 else bench
+        if len(parts) not in (1, 2) or group not in AB_PRIMARY[bench]:
+            continue
         with open(csv_path) as f:
             lines = f.read().splitlines()
         with tempfile.TemporaryDirectory() as tmp:

@@ -140,17 +140,20 @@ store() {
 # it, with one that does not; instructions per folio under icount.
 scope_cost() {
 	local log=bench-results/scope-cost.log
-	bash tools/vm/run.sh $icount --timeout 3600 \
-		--cmd "$(knobs scope-cost)ZSWB_ICOUNT_SHIFT=$ZSWB_BENCH_ICOUNT /bench/scope_cost.sh $ZSWB_BENCH_SCOPE_ROUNDS" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# a warm-up, an A/A pair and PAIRS pairs of 4 runs (A B C A), a minute each at most
+	bash tools/vm/run.sh $icount --timeout $((600 + (3 + 4 * ZSWB_BENCH_PAIRS) * 60)) \
+		--cmd "$(knobs scope-cost)ZSWB_ICOUNT_SHIFT=$ZSWB_BENCH_ICOUNT /bench/scope_cost.sh $ZSWB_BENCH_PAIRS" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py scope-cost "$log" bench-results/scope-cost.json
 }
 
 # The swap slot allocator's order on 6.12 (not part of the default run).
 cluster() {
 	local log=bench-results/cluster.log
-	bash tools/vm/run.sh $icount --timeout 3600 --cmd "$(knobs cluster)/bench/cluster.sh $ZSWB_BENCH_ITER" |
-		tee "$log" | grep --line-buffered -E "^RESULT|^#"
+	# disk: a warm-up, an A/A pair and PAIRS pairs of 4 runs; zram: of 2; 90 s each at most
+	bash tools/vm/run.sh $icount --timeout $((600 + (6 + 6 * ZSWB_BENCH_PAIRS) * 90)) \
+		--cmd "$(knobs cluster)/bench/cluster.sh $ZSWB_BENCH_PAIRS" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
 	python3 tools/bench/report.py cluster "$log" bench-results/cluster.json
 }
 

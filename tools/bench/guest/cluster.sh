@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Cluster-order benchmark, run in the VM by tools/bench/run.sh:
-#   cluster.sh ROUNDS
+#   cluster.sh PAIRS
 # What the swap slot allocator's order does to the device's requests on
 # 6.12, under the prompt-free workload (thrash: fill, rewrite it whole
 # PASSES times and random pages for RANDOM seconds, then read every page
@@ -10,7 +10,11 @@
 # use, so vm_swap_full() holds and every swap-in frees its slot (a read
 # fault too: should_try_to_free_swap()), leaving holes in clusters still
 # in use, and the free clusters can run out, so that the allocator reaches
-# its nonfull clusters. Variants, rotated from round to round:
+# its nonfull clusters. One zswbctl ab per kind, its first variant side
+# A, an A/A pair then PAIRS pairs, each variant's run next to an A run,
+# each on fresh swap made by the run itself (swapon, the workload,
+# swapoff) in a fresh memcg of ab's, judged by the write requests per MiB
+# (cmd.wr_req_per_mib); every other metric and side are secondary:
 #   disk stock     virtio-blk marked non-rotational, as every other disk
 #                  test: 6.12's cluster allocator (the CPU's cluster, then
 #                  a free cluster, then nonfull ones)
@@ -21,8 +25,10 @@
 #   zram sync      stock with sync_free on
 # A rotational swap device turns VMA readahead off for every device
 # (swap_use_vma_readahead()), so every disk variant runs with
-# vma_ra_enabled off: all three read ahead by swap cluster alike.
-# One "RESULT kind variant round key=value..." line per run: wr_req,
+# vma_ra_enabled off: all three read ahead by swap cluster alike. "scan"
+# is not a setting of the module: the run, "cluster.sh run KIND", swaps on
+# the disk as rotational when it runs as side B ($ZSWBCTL_AB_SIDE). Its
+# own figures (cmd.NAME): wr_req,
 # wr_merged, wr_sectors, rd_req, rd_merged, rd_sectors, discards (the
 # device's /sys/block/DEV/stat deltas over the run), wr_req_per_mib and
 # rd_req_per_mib (requests per MiB moved), pswpout, pswpin, zswpwb,
@@ -33,12 +39,7 @@
 # 256 per MiB by construction, and what can differ there is the layout.
 . "$(dirname "$0")/lib.sh"
 bench_config cluster
-rounds=${1:-$ZSWB_BENCH_ITER}
-VMSTAT_KEYS="pswpout pswpin zswpwb swap_ra swap_ra_hit"
 SWAP=$ZSWB_BENCH_CLUSTER_SWAP
-
-modprobe zswap_wb || exit 1
-zswap_on
 
 # blkstat DEV: the fields of /sys/block/DEV/stat, one line.
 blkstat() { cat "/sys/block/$1/stat"; }
@@ -70,68 +71,68 @@ swapon_as() {
 	esac
 }
 
-# run_cleanup POL: what one_run set up, undone on every path. swapoff
-# first: it undoes a rotational swapon's count (nr_rotate_swap) only while
-# the disk still reads as rotational.
+# run_cleanup: what run set up, undone on every path. swapoff first: it
+# undoes a rotational swapon's count (nr_rotate_swap) only while the disk
+# still reads as rotational.
 run_cleanup() {
-	cg_del bench
-	[ -n "$1" ] && policy_off "$1"
 	swap_off
 	echo 0 > /sys/block/vda/queue/rotational
 }
 
-one_run() {
-	local kind=$1 variant=$2 it=$3 dev=vda pol="" b0 b1 t0 t1 job pid w map k line
+# run KIND: one run, in the memcg ab made for it, the side's swap made
+# here.
+run() {
+	local kind=$1 variant=stock dev=vda b0 b1 t0 t1 job pid w map line
 	[ "$kind" = zram ] && dev=zram0
-	case "$variant" in
-	async) pol=async_free ;;
-	sync) pol=sync_free ;;
-	esac
-	swapon_as "$kind" "$variant" || { echo "# swapon of $kind failed"; run_cleanup "$pol"; return 1; }
-	sync
-	echo 3 > /proc/sys/vm/drop_caches
-	[ -n "$pol" ] && set_param $pol 1
-	cg_new bench "$ZSWB_BENCH_CLUSTER_CG_MAX"
-	for k in $VMSTAT_KEYS; do
-		eval "a_$k=$(vmstat $k)"
-	done
+	[ "$kind" = disk ] && [ "${ZSWBCTL_AB_SIDE:-}" = B ] && variant=scan
+	swapon_as "$kind" "$variant" || { echo "# swapon of $kind failed"; run_cleanup; return 1; }
 	b0=$(blkstat $dev)
 	t0=$(uptime_s)
-	cg_run bench thrash --size "$ZSWB_BENCH_CLUSTER_SIZE" --passes "$ZSWB_BENCH_CLUSTER_PASSES" \
+	thrash --size "$ZSWB_BENCH_CLUSTER_SIZE" --passes "$ZSWB_BENCH_CLUSTER_PASSES" \
 		--random "$ZSWB_BENCH_CLUSTER_RANDOM" --hold 3600 > /tmp/cluster.out 2>&1 &
 	job=$!
 	w=0
 	until grep -q '^filled' /tmp/cluster.out; do
 		if ! kill -0 $job 2>/dev/null || [ $w -ge 36000 ]; then
 			echo "# thrash did not fill: $(cat /tmp/cluster.out)"
-			run_cleanup "$pol"
+			run_cleanup
 			return 1
 		fi
 		sleep 0.1
 		w=$((w + 1))
 	done
-	# thrash itself: the one process of the memcg (the job is its shell).
-	pid=$(head -1 "$CG_ROOT/bench/cgroup.procs")
-	map=$(swapmap "$pid") || map=""
+	map=$(swapmap "$job") || map=""
 	# SIGTERM ends the hold; thrash then reads every page back to check it.
-	kill -TERM "$pid"
+	kill -TERM "$job"
 	if ! wait $job || [ -z "$map" ]; then
 		echo "# thrash or swapmap failed: $(cat /tmp/cluster.out)"
-		run_cleanup "$pol"
+		run_cleanup
 		return 1
 	fi
 	t1=$(uptime_s)
 	b1=$(blkstat $dev)
-	line="RESULT $kind $variant $it time_s=$(elapsed "$t0" "$t1") $(blk_delta "$b0" "$b1")"
-	for k in $VMSTAT_KEYS; do
-		eval "line=\"\$line $k=\$(( \$(vmstat $k) - a_$k ))\""
-	done
+	line="time_s=$(elapsed "$t0" "$t1") $(blk_delta "$b0" "$b1")"
 	line="$line $(echo "$map" | awk '{ printf "swapped=%s clusters=%s fill_pct=%s adjacent_pct=%s slot_runs=%s", $6, $8, $10, $12, $14 }')"
-	echo "$line"
-	run_cleanup "$pol"
+	run_cleanup
+	ab_metrics $line
 }
 
+if [ "${1:-}" = run ]; then
+	run "$2"
+	exit
+fi
+
+pairs=${1:-$ZSWB_BENCH_PAIRS}
+modprobe zswap_wb || exit 1
+zswap_on
+swap_off
+rc=0
 echo false > /sys/kernel/mm/swap/vma_ra_enabled
-bench_rounds "$rounds" "stock scan async" disk
+bench_ab cluster disk "stock scan async" --a async_free=N --b async_free=N --c async_free=Y \
+	--pairs "$pairs" --metric cmd.wr_req_per_mib --memory-max "$ZSWB_BENCH_CLUSTER_CG_MAX" \
+	--drop-caches -- sh "$0" run disk || rc=1
 echo true > /sys/kernel/mm/swap/vma_ra_enabled
-bench_rounds "$rounds" "stock sync" zram
+bench_ab cluster zram "stock sync" --a sync_free=N --b sync_free=Y \
+	--pairs "$pairs" --metric cmd.wr_req_per_mib --memory-max "$ZSWB_BENCH_CLUSTER_CG_MAX" \
+	--drop-caches -- sh "$0" run zram || rc=1
+exit $rc

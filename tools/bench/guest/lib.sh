@@ -32,31 +32,6 @@ psi() {
 		"$CG_ROOT/$1/memory.pressure" 2>/dev/null || echo 0
 }
 
-# rotate N WORD...: the words rotated left by N, so that the variants of a
-# benchmark take turns at running first.
-rotate() {
-	local r=$1
-	shift
-	echo "$@" | awk -v r="$r" '{ for (j = 0; j < NF; j++) printf "%s ", $((j + r) % NF + 1) }'
-}
-
-# bench_rounds ITERATIONS "VARIANTS" GROUP...: for each group, ITERATIONS
-# rounds of one_run GROUP VARIANT ROUND over every variant, the variant
-# order rotating from round to round (off on, on off, ...).
-bench_rounds() {
-	local rounds=$1 variants=$2 group round variant
-	shift 2
-	for group in "$@"; do
-		round=0
-		while [ $round -lt "$rounds" ]; do
-			for variant in $(rotate $round $variants); do
-				one_run "$group" "$variant" $round
-			done
-			round=$((round + 1))
-		done
-	done
-}
-
 # bench_ab GROUP KIND "VARIANT..." AB_OPTION... -- CMD...: one zswbctl ab
 # of CMD, the benchmark's comparison in GROUP on swap KIND: the first
 # VARIANT names side A, the next B and so on, their settings given by the
