@@ -14,9 +14,10 @@
 #    p computed here from their definitions, the verdict in words, too few
 #    pairs, --alpha, the Benjamini-Hochberg adjustment of the secondary
 #    metrics, the A/A pair as a host check, a metric 0 under A (a
-#    difference, not a ratio), missing values, each side paired with its
-#    nearest A run (the arithmetic itself: ab_stat_test.c; its
-#    calibration: ab_calibrate.c);
+#    difference, not a ratio), a count that falls to 0 under B (each
+#    pair's change relative to its own A, never below -100%), missing
+#    values, each side paired with its nearest A run (the arithmetic
+#    itself: ab_stat_test.c; its calibration: ab_calibrate.c);
 #  - the JSON report's schema, the CSV round trip;
 #  - prometheus: the scope families and zswap_wb_scope_info, checked by
 #    promtool check metrics; promtool test rules on the shipped rules, and
@@ -41,7 +42,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 70
+ktap_set_plan 74
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -355,7 +356,7 @@ for name, s in j["report"].items():
     assert set(b) == keys | ({"difference"} if b["scale"] == "diff" else set()), b
     assert all(opt(b[k]) for k in ("median", "min", "max", "estimate", "ci_low", "ci_high",
                                    "p_value", "p_adjusted"))
-    assert isinstance(b["pairs"], int) and b["scale"] in ("log", "diff")
+    assert isinstance(b["pairs"], int) and b["scale"] in ("log", "rel", "diff")
     assert all(isinstance(b[k], bool) for k in ("differs", "primary", "too_few"))
     assert all(opt(v) for v in b["ratios"]) and isinstance(b["verdict"], str) and b["verdict"]
 print("ok")
@@ -416,6 +417,129 @@ done
 zsw ab --json --metric m --from-csv "$tmp/ties.csv"
 $py -c 'import json,sys; t=json.load(open(sys.argv[1]))["report"]["t"]["b"]; sys.exit(not (t["p_value"] < 0.05 and t["difference"][1] < 0 and t["differs"] is False))' "$tmp/out"
 res $? "ab report: with tied differences, no verdict where p and the interval disagree"
+
+# The rel scale: a count above 0 in every A run and 0 in some B runs has
+# no log, but each pair's change relative to its own A, (B - A) / A, is
+# defined: -100% where B is 0, never below. Eight pairs, alternated: gone
+# is 0 in every B run; rot in four, the others' changes -50%, -80%, -20%,
+# +20% (a tie of magnitudes with -20%); adiff has an A run of 0 in pair 1,
+# so it keeps the diff scale, as a % of A's median (10).
+printf '%s\n' "run,kind,pair,side,settings,exit,m,gone,rot,adiff" \
+	"0,aa,0,A,,0,10,55000,55000,10" "1,aa,0,A,,0,10,54000,56100,10" >"$tmp/rel.csv"
+i=2
+while read -r n ga ra da gb rb db; do
+	a="$i,pair,$n,A,,0,10,$ga,$ra,$da"
+	b="$((i + 1)),pair,$n,B,,0,11,$gb,$rb,$db"
+	if [ $((n % 2)) = 1 ]; then
+		printf '%s\n' "$a" "$b"
+	else
+		printf '%s\n' "$b" "$a"
+	fi >>"$tmp/rel.csv"
+	i=$((i + 2))
+done <<'EOF'
+1 54000 50000 0 0 0 3
+2 56000 52000 10 0 26000 14
+3 59000 49000 12 0 0 16
+4 57000 51000 9 0 10200 12
+5 55000 53000 11 0 0 17
+6 58000 50500 10 0 40400 13
+7 54500 48000 13 0 57600 20
+8 56500 52500 8 0 0 9
+EOF
+zsw ab --json --metric rot --from-csv "$tmp/rel.csv"
+cp "$tmp/out" "$tmp/rel.json"
+# The expected figures from their definitions: the Walsh averages' median,
+# the interval's ends at the untied law's critical value, p by counting
+# every sign pattern of the Pratt mid-ranks.
+cat >"$tmp/hl.py" <<'EOF'
+import itertools, json, sys
+def col(name, side):
+    """{pair: value} of metric name in the pair runs of side, from the CSV."""
+    lines = open(sys.argv[2]).read().split("\n")
+    k = lines[0].split(",").index(name)
+    rows = [l.split(",") for l in lines[1:] if l]
+    return {int(r[2]): float(r[k]) for r in rows if r[1] == "pair" and r[3] == side}
+def walsh(d):
+    return sorted((d[i] + d[k]) / 2 for i in range(len(d)) for k in range(i, len(d)))
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+def crit(n, alpha):
+    law = [sum(r for r, s in zip(range(1, n + 1), sg) if s)
+           for sg in itertools.product((0, 1), repeat=n)]
+    c = -1
+    while sum(w <= c + 1 for w in law) / 2 ** n <= alpha / 2:
+        c += 1
+    return c
+def p_value(d):
+    a = [abs(x) for x in d]
+    r2 = [sum(y < x for y in a) * 2 + 1 + sum(y == x for y in a) for x in a]
+    w = [(r, x > 0) for r, x in zip(r2, d) if x != 0]
+    t = sum(r for r, pos in w if pos)
+    mean = sum(r for r, _ in w) / 2
+    pats = [sum(r for (r, _), s in zip(w, sg) if s)
+            for sg in itertools.product((0, 1), repeat=len(w))]
+    return sum(abs(s - mean) >= abs(t - mean) for s in pats) / len(pats)
+def paired(d, alpha=0.05):
+    w, c = walsh(d), crit(len(d), alpha)
+    return median(w), w[c], w[len(w) - 1 - c], p_value(d)
+EOF
+$py - "$tmp/hl.py" "$tmp/rel.csv" "$tmp/rel.json" <<'EOF' >"$tmp/check" 2>&1
+import json, sys
+exec(open(sys.argv[1]).read())
+j = json.load(open(sys.argv[3]))
+r = j["report"]
+def near(a, b, e=1e-9): return a is not None and abs(a - b) < e
+keys = {"median", "min", "max", "pairs", "scale", "estimate", "ci_low", "ci_high",
+        "p_value", "p_adjusted", "differs", "primary", "too_few", "ratios", "verdict"}
+g, rot, ad = r["gone"]["b"], r["rot"]["b"], r["adiff"]["b"]
+# gone: every pair -1, exactly -100% with no width, p = 2/2^8
+ok = (g["scale"] == "rel" and set(g) == keys and g["estimate"] == -100 and
+      g["ci_low"] == -100 and g["ci_high"] == -100 and g["ratios"] == [0] * 8 and
+      near(g["p_value"], 2 / 256) and g["differs"] is True and
+      g["verdict"] == "B is 100.0% lower [100.0%, 100.0%], p = 0.0078 (adjusted), 8 pairs")
+# rot: (B - A) / A per pair, in run order; times 100
+A, B = col("rot", "A"), col("rot", "B")
+d = [(B[n] - A[n]) / A[n] for n in sorted(A)]
+est, lo, hi, p = paired(d)
+ok = (ok and rot["scale"] == "rel" and set(rot) == keys and rot["pairs"] == 8 and
+      near(rot["estimate"], 100 * est) and near(rot["ci_low"], 100 * lo) and
+      near(rot["ci_high"], 100 * hi) and rot["ci_low"] >= -100 and near(rot["p_value"], p) and
+      all(near(x, 1 + y) for x, y in zip(rot["ratios"], d)) and rot["primary"] is True and
+      rot["differs"] is True and
+      rot["verdict"] == "B is %.1f%% lower [%.1f%%, %.1f%%], p = %.2g, 8 pairs" %
+      (-100 * est, -100 * hi, -100 * lo, p))
+# the A/A pair on the same scale: (56100 - 55000) / 55000
+ok = (ok and near(j["host_check"]["aa_pct"], 2) and
+      near(j["host_check"]["aa_difference"], 0.02))
+# adiff: an A run of 0 in a pair: B - A, and a % of A's median
+A, B = col("adiff", "A"), col("adiff", "B")
+d = [B[n] - A[n] for n in sorted(A)]
+est, lo, hi, p = paired(d)
+ok = (ok and ad["scale"] == "diff" and set(ad) == keys | {"difference"} and
+      r["adiff"]["a"]["median"] == 10 and ad["ratios"] == [] and
+      all(near(x, y) for x, y in zip(ad["difference"], (est, lo, hi))) and
+      near(ad["estimate"], 10 * est) and near(ad["ci_low"], 10 * lo) and
+      near(ad["ci_high"], 10 * hi) and near(ad["p_value"], p))
+print("ok" if ok else json.dumps({k: r[k]["b"] for k in ("gone", "rot", "adiff")} |
+                                 {"host_check": j["host_check"], "d": d}, indent=1))
+EOF
+[[ $rc == 0 && $(<"$tmp/check") == ok ]]
+res $? "ab report: a count 0 in some B runs is on the rel scale, each pair against its own A"
+zsw ab --metric rot --from-csv "$tmp/rel.csv"
+grep -q '^gone  *56\.2k  *0  *-100\.0% \[-100\.0%, -100\.0%\]  *0\.0078  *8 \*$' "$tmp/out" &&
+	grep -q '^rot  *50\.8k  *5100  *-75\.0% \[-100\.0%, -20\.0%\]  *0\.023  *8 \*$' "$tmp/out" &&
+	grep -q '^adiff  *10  *13\.5  *+35\.0% \[+20\.0%, +55\.0%\]  *0\.0078  *8 \*$' "$tmp/out" &&
+	grep -q "^A/A pair: rot +2.00% (a pair's noise, robust sd: [0-9.]*%)$" "$tmp/out" &&
+	! grep -Eq -- '-(100\.[1-9]|10[1-9]\.[0-9]|1[1-9][0-9]\.[0-9]|[2-9][0-9]{2}\.[0-9]|[0-9]{4,})%' \
+		"$tmp/out"
+res $? "ab report: a count gone in B reads -100.0%, never below; the A/A pair as a % on rel"
+# The diff scale where it belongs: A is 0 in every pair run of azero, and
+# in one of t's; neither became rel.
+$py -c 'import json,sys; r=json.load(open(sys.argv[1]))["report"]; sys.exit(not (r["azero"]["b"]["scale"] == "diff" and r["zero"]["b"]["scale"] == "diff" and r["m"]["b"]["scale"] == "log"))' "$tmp/runs.json" &&
+	zsw ab --json --metric m --from-csv "$tmp/ties.csv" &&
+	$py -c 'import json,sys; t=json.load(open(sys.argv[1]))["report"]["t"]["b"]; sys.exit(not (t["scale"] == "diff" and t["estimate"] is None and len(t["difference"]) == 3 and t["ratios"] == []))' "$tmp/out"
+res $? "ab report: a metric with a paired A run of 0 stays on the diff scale, in its units"
 zsw ab --metric nosuch --from-csv "$tmp/runs.csv"
 [[ $rc == 64 && $err == *"--metric 'nosuch': no such metric in $tmp/runs.csv; it has:"* && -z $out ]]
 res $? "ab --from-csv refuses an unknown --metric, listing the metrics (exit 64)"
@@ -534,6 +658,35 @@ res $? "zswbctl-plot --all draws an SVG from stdin, with the verdicts"
 [ $? = 0 ] && grep -qF "C: too few pairs to judge: 2 cannot reach p &lt;= 0.05; run at least 6" "$tmp/three.svg" &&
 	grep -q "C: x=3" "$tmp/three.svg"
 res $? "zswbctl-plot draws a third side, with its verdict and settings"
+# On the rel scale a pair's point is its B/A, 1 + its relative change;
+# on diff, with A's median 10, 1 + (B - A) / 10.
+"$plot" --all -o "$tmp/rel.svg" "$tmp/rel.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+$py -B - "$plot" "$tmp/rel.csv" "$tmp/rel.json" <<'EOF' >"$tmp/check" 2>&1
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("plot", sys.argv[1])
+plot = importlib.util.module_from_spec(importlib.util.spec_from_loader("plot", loader))
+loader.exec_module(plot)
+j = json.load(open(sys.argv[3]))
+def col(name, side):
+    lines = open(sys.argv[2]).read().split("\n")
+    k = lines[0].split(",").index(name)
+    return {int(r[2]): float(r[k]) for r in (l.split(",") for l in lines[1:] if l)
+            if r[1] == "pair" and r[3] == side}
+def near(x, y): return len(x) == len(y) and all(abs(a - b) < 1e-9 for a, b in zip(x, y))
+ok = True
+for name, point in (("gone", lambda a, b: b / a), ("rot", lambda a, b: b / a),
+                    ("adiff", lambda a, b: 1 + (b - a) / 10)):
+    A, B = col(name, "A"), col(name, "B")
+    pts, est = plot.side_points(j, name, "b")
+    c = j["report"][name]["b"]
+    ok = (ok and plot.is_ratio_panel(j, name) and near(pts, [point(A[n], B[n]) for n in sorted(A)])
+          and near(est, [1 + c[k] / 100 for k in ("estimate", "ci_low", "ci_high")]))
+print("ok" if ok else "not ok")
+EOF
+[[ $rc == 0 && $(<"$tmp/check") == ok ]] &&
+	grep -qF "B: B is 100.0% lower [100.0%, 100.0%], p = 0.0078 (adjusted), 8 pairs" "$tmp/rel.svg"
+res $? "zswbctl-plot: a side on the rel scale is each pair's B/A, diff 1 + (B - A) / A's median"
 "$plot" -m nosuch -o "$tmp/x.png" "$tmp/runs.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [[ $rc == 64 && $(<"$tmp/err") == "zswbctl-plot: no metric 'nosuch' in the report"* && ! -e $tmp/x.png ]]
