@@ -2,7 +2,8 @@
 /*
  * zswbctl ab's statistics (ab_stat.h). The runs come in pairs adjacent in
  * time, so a comparison is one of paired differences: for each pair the
- * log of X/A (or X - A where a value is 0). On those:
+ * log of X/A, or where some value is 0 its change relative to its A run,
+ * or X - A (ab_report.c's enum scale). On those:
  *
  *  - Wilcoxon's signed-rank test, two-sided. Under "no difference" each
  *    pair's sign is a coin toss whatever the run-to-run noise's shape, so
