@@ -11,11 +11,11 @@
  * - async_free, block and file swap: writeback_prepare() marks the folio
  *   before its write is submitted; folio_end_writeback() hands it back to
  *   writeback_end(), in any context, which pushes it on this CPU's llist.
- *   The writer frees its CPU's list before each async writeback; a work
- *   item on a high priority per-CPU workqueue, kicked when the list stops
- *   being empty, frees what is left one jiffy later. Both free in batches,
- *   as reclaim does (one memcg uncharge and one call to the page allocator
- *   per folio_batch).
+ *   The writer frees up to ZSWB_WRITER_DRAIN folios of its CPU's list
+ *   before each async writeback; a work item on a high priority per-CPU
+ *   workqueue, kicked when the list stops being empty, frees what is left
+ *   one jiffy later. Both free in batches, as reclaim does (one memcg
+ *   uncharge and one call to the page allocator per folio_batch).
  *
  * The mark is a word of the folio itself: folio->lru.prev holds the address
  * of one of zswb_marks[] (marked, issued, ended; or, for a folio that is
@@ -143,9 +143,19 @@ static_assert(__alignof__(zswb_marks[0][0]) >= 2);
 struct zswb_pcp {
 	struct llist_head ended;
 	struct delayed_work work;
+	int cpu;		/* the CPU whose list this is */
 };
 
 #define ZSWB_FREE_DELAY 1	/* jiffies */
+
+/*
+ * The most folios a writer frees before one writeback, without yielding:
+ * a writeback ends about one folio, and reclaim takes as many per pass. A
+ * longer list (ends that piled up behind a stalled device, or while the
+ * work item could not run) is left to the work item, which yields between
+ * batches.
+ */
+#define ZSWB_WRITER_DRAIN	SWAP_CLUSTER_MAX
 
 static DEFINE_PER_CPU(struct zswb_pcp, zswb_pcp);
 static struct workqueue_struct *zswb_wq;
@@ -648,7 +658,7 @@ static void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed
 	zswb_pending_add(&run);
 }
 
-static void zswb_drain(struct zswb_pcp *pcp, bool may_block);
+static void zswb_drain(struct zswb_pcp *pcp, bool writer);
 
 static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot);
 
@@ -657,17 +667,18 @@ static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot);
  * or global's, frees the folio. Before an async writeback allocates its
  * folio, free the folios whose write ended on this CPU: the writer frees
  * what it wrote as it goes, in batches, before it charges the next folio,
- * and the work item is left only what ends after the last writeback.
- * (Migrated meanwhile, it frees another CPU's list: any list can be freed
- * from anywhere.) @memcg is the entry's owner, held by the hook, possibly
- * offline, or NULL (global).
+ * up to ZSWB_WRITER_DRAIN of them, and the work item is left only what
+ * ends after the last writeback, or a backlog. (Migrated meanwhile, it
+ * frees another CPU's list: any list can be freed from anywhere.) @memcg
+ * is the entry's owner, held by the hook, possibly offline, or NULL
+ * (global).
  */
 bool zswb_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcp *pcp = raw_cpu_ptr(&zswb_pcp);
 
 	if (!sync && !llist_empty(&pcp->ended))
-		zswb_drain(pcp, false);
+		zswb_drain(pcp, true);
 	/*
 	 * Not a decision that counts anywhere: writeback_prepare() looks the
 	 * scope up again for an off-LRU folio, writeback_issued() counts an
@@ -930,11 +941,29 @@ static void zswb_tally_add(struct zswb_tally *t)
 }
 
 /*
+ * Put the folios from @first on, which a writer's drain left, back on
+ * @pcp's list and, if it was empty, kick its work item now: a list that
+ * was not empty has had its work item kicked by the folio that made it so.
+ */
+static void zswb_leave(struct zswb_pcp *pcp, struct llist_node *first)
+{
+	struct llist_node *last = first;
+
+	while (last->next)
+		last = last->next;
+	if (llist_add_batch(first, last, &pcp->ended))
+		queue_delayed_work_on(pcp->cpu, zswb_wq, &pcp->work, 0);
+}
+
+/*
  * Free the folios queued on @pcp's list in batches, or put them back on the
  * LRU; the latencies and counters are summed here and added once for each
- * run of folios of one slot.
+ * run of folios of one slot. A @writer (alloc_off_lru(), which does not
+ * yield) takes ZSWB_WRITER_DRAIN of them at most and leaves the rest to
+ * the work item; the work item and the hotplug callback take them all,
+ * yielding between batches.
  */
-static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
+static void zswb_drain(struct zswb_pcp *pcp, bool writer)
 {
 	struct llist_node *pos, *next, *list;
 	struct folio_batch fbatch;
@@ -948,11 +977,17 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 	folio_batch_init(&fbatch);
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
-		unsigned long word = READ_ONCE(*zswb_mark_word(folio));
-		int slot = zswb_queued_slot(word);
+		unsigned long word;
+		int slot;
 		s64 ns;
 		u64 us;
 
+		if (writer && taken == ZSWB_WRITER_DRAIN) {
+			zswb_leave(pcp, pos);
+			break;
+		}
+		word = READ_ONCE(*zswb_mark_word(folio));
+		slot = zswb_queued_slot(word);
 		if (slot != t.slot) {
 			zswb_tally_add(&t);
 			t.slot = slot;
@@ -985,7 +1020,7 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 			 * within the batch were added before it.
 			 */
 			zswb_run_add(&run);
-			if (may_block)
+			if (!writer)
 				cond_resched();
 		}
 	}
@@ -1000,13 +1035,13 @@ static void zswb_drain(struct zswb_pcp *pcp, bool may_block)
 static void zswb_free_workfn(struct work_struct *work)
 {
 	zswb_count(0, ZSWB_WORK_RUNS);
-	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work), true);
+	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work), false);
 }
 
 /* A CPU going offline: free what it queued now. */
 static int zswb_cpu_offline(unsigned int cpu)
 {
-	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu), true);
+	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu), false);
 	return 0;
 }
 
@@ -1189,8 +1224,10 @@ static int zswb_prompt_free_init(void)
 {
 	int cpu, ret;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		INIT_DELAYED_WORK(&per_cpu_ptr(&zswb_pcp, cpu)->work, zswb_free_workfn);
+		per_cpu_ptr(&zswb_pcp, cpu)->cpu = cpu;
+	}
 	/* Dead and zero until async_free is on (zswb_pf_update()). */
 	ret = percpu_ref_init(&zswb_live, zswb_live_release, PERCPU_REF_INIT_DEAD,
 			      GFP_KERNEL);
