@@ -338,10 +338,16 @@ def ab_change(vals, k):
     if c is not None:
         return f"{c:+.1f}% [-]"  # too few pairs: ab gives no interval
     if d and None not in d:
-        return f"{d[0]:+.4g} [{d[1]:+.4g}, {d[2]:+.4g}]"
+        return f"{sfmt(d[0])} [{sfmt(d[1])}, {sfmt(d[2])}]"
     if d and d[0] is not None:
-        return f"{d[0]:+.4g} [-]"
+        return f"{sfmt(d[0])} [-]"
     return "-"
+
+
+def sfmt(v):
+    """A difference in a metric's units, signed: whole with thousands
+    separators from 100 up, else 4 significant digits."""
+    return f"{v:+,.0f}" if abs(v) >= 100 else f"{v:+.4g}"
 
 
 def ab_pfmt(p):
