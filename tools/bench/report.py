@@ -564,7 +564,8 @@ def fig_latency(plt, data, path):
     for group, variants in data.items():
         on = variants.get("on", {})
         bins = sorted((int(k[len(HIST_PREFIX):-2]), v) for k, v in on.items()
-                      if k.startswith(HIST_PREFIX))
+                      if k.startswith(HIST_PREFIX) and k.endswith("us")
+                      and k[len(HIST_PREFIX):-2].isdigit())
         total = sum(v for _, v in bins)
         if not total:
             continue
