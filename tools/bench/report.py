@@ -3,7 +3,6 @@
 """Report a benchmark run: its tables, its JSON and the figures.
 
     report.py BENCH LOG [JSON]
-    report.py --each KEY... < LOG
     report.py figures [RESULTS_DIR [OUT_DIR]]
 
 Every comparison of make bench and make bench-apps is one zswbctl ab in
@@ -25,15 +24,10 @@ profile is not a comparison: its guest prints "RESULT group variant
 iteration key=value ..." lines, one per run, which become a table of
 each variant's values and its JSON.
 
---each: for every RESULT line on stdin as it comes, one line "group
-variant iteration VALUE..." with the values of the KEYs as the line wrote
-them ("-" for a key it lacks), for progress lines while a run goes on.
-
 figures: an SVG per comparison whose CSV is in RESULTS_DIR, drawn by
 zswbctl-plot from ab's report (fig_ab()), and the free-latency and
 shrink-calls pictures from prompt-free.json and shrinker.json.
 """
-import io
 import json
 import os
 import statistics
@@ -199,7 +193,6 @@ AB_PRIMARY = {
     "cluster": {"cluster": "cmd.wr_req_per_mib"},
     "scope-cost": {"scope-cost": "cmd.insn_per_folio"},
 }
-APPS_PRIMARY = AB_PRIMARY["apps"]
 # The benchmarks that compare through zswbctl ab.
 AB_BENCHES = tuple(AB_PRIMARY)
 
@@ -708,18 +701,7 @@ def fig_ab(bench, src, dst):
     return out
 
 
-def each(keys):
-    """--each KEY...: a line per RESULT line of stdin, as it comes."""
-    for line in io.TextIOWrapper(sys.stdin.buffer, errors="replace", newline="\n"):
-        r = result(line)
-        if r is not None:
-            print(" ".join(list(r[:3]) + [r[3].get(k, "-") for k in keys]), flush=True)
-    return 0
-
-
 def main():
-    if len(sys.argv) > 2 and sys.argv[1] == "--each":
-        return each(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "figures":
         args = sys.argv[2:] + ["bench-results", "Documentation/figures"][len(sys.argv[2:]):]
         return figures(args[0], args[1])
