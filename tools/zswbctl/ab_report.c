@@ -67,7 +67,10 @@ struct cmp {
 	double *d;			/* the pairs' differences, in run order */
 };
 
-/* The A run paired with run @i, of another side: the nearest A run of its pair. */
+/*
+ * The A run paired with run @i, of another side: the nearest A run of its
+ * pair whose command did not fail (a failed run is no measure).
+ */
 static const struct run *partner_find(int i)
 {
 	const struct run *best = NULL;
@@ -76,7 +79,7 @@ static const struct run *partner_find(int i)
 	for (j = 0; j < ab.nr_runs; j++) {
 		const struct run *a = &ab.runs[j];
 
-		if (a->kind != RUN_PAIR || a->side != 'A' || a->pair != ab.runs[i].pair)
+		if (a->kind != RUN_PAIR || a->side != 'A' || a->pair != ab.runs[i].pair || a->exit)
 			continue;
 		if (!best || abs(j - i) < dist) {
 			best = a;
@@ -132,12 +135,15 @@ static double diff(const struct cmp *c, double a, double x)
 	}
 }
 
-/* The A run paired with run @i, a pair run of side @k, where both measured @m; else NULL. */
+/*
+ * The A run paired with run @i, a pair run of side @k, where both measured
+ * @m and neither failed; else NULL.
+ */
 static const struct run *paired(int m, int k, int i)
 {
 	const struct run *r = &ab.runs[i], *a;
 
-	if (r->kind != RUN_PAIR || r->side != 'A' + k || isnan(r->val[m]))
+	if (r->kind != RUN_PAIR || r->side != 'A' + k || r->exit || isnan(r->val[m]))
 		return NULL;
 	a = partner(i);
 	return a && !isnan(a->val[m]) ? a : NULL;
@@ -166,8 +172,8 @@ static int compare(int m, int k, struct cmp *c)
 	c->primary = k == 1 && m == ab_primary();
 	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
-		if (isnan(r->val[m]))
-			continue;
+		if (isnan(r->val[m]) || r->exit)
+			continue;	/* a failed run is left out of everything */
 		c->measured = true;
 		if (r->kind == RUN_AA && naa < 2)
 			aa[naa++] = r->val[m];
@@ -565,8 +571,9 @@ void ab_report_text(FILE *f)
 	for (i = 0; i < ab.nr_runs; i++)
 		failed += ab.runs[i].exit != 0;
 	if (failed)
-		fprintf(f, "\nthe command failed in %d of %d runs (%s)\n", failed, ab.nr_runs,
-			"the exit status of each is in --json and --csv");
+		fprintf(f, "\nthe command failed in %d of %d runs, %s\n%s\n", failed, ab.nr_runs,
+			"left out of the comparison",
+			"(the exit status of each is in --json and --csv)");
 	free_all(all);
 }
 
