@@ -399,7 +399,7 @@ bench_knobs_doc() {
 suite_bench_args() {
 	local msg v f bad=""
 	ktap_print_header
-	ktap_set_plan 8
+	ktap_set_plan 9
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -441,6 +441,57 @@ suite_bench_args() {
 		ktap_test_fail "report.py draws every figure of results.rst from bench-results/ (missing or broken:$bad)"
 	fi
 	bench_apps_report
+	bench_ab_report
+}
+
+# report.py reports a make bench comparison as it reports apps: a store
+# log as the guest prints it, stock (A) against per_node (B), 6 pairs
+# (A B, B A, ...) after a warm-up and an A/A pair: per_node's store p99
+# twice stock's in every pair (the primary metric, p 2/2^6), its rejected
+# share a tenth. The CSV is kept beside the JSON as store-disk.csv, the
+# JSON keyed by the swap kind (the group is the benchmark's own) and by
+# ab's metric names.
+bench_ab_report() {
+	local d=$out/ab-report p s i=3 desc="report.py store: a make bench comparison from zswbctl ab's CSV"
+	mkdir -p "$d"
+	{
+		echo "ABSIDES store disk A=stock B=per_node"
+		echo "# store: a line of the guest's"
+		{
+			printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.store_p99_us,cmd.rejected_pct" \
+				'0,warmup,0,A,"shrink_policy=stock",0,30,20000,20' \
+				'1,aa,0,A,"shrink_policy=stock",0,29,21000,21' \
+				'2,aa,0,A,"shrink_policy=stock",0,29,20500,20'
+			for p in 1 2 3 4 5 6; do
+				for s in $([ $((p % 2)) = 1 ] && echo A B || echo B A); do
+					case $s in
+					A) echo "$i,pair,$p,A,\"shrink_policy=stock\",0,29,$((20000 + 100 * p)),20" ;;
+					B) echo "$i,pair,$p,B,\"shrink_policy=per_node\",0,22,$((40000 + 200 * p)),2" ;;
+					esac
+					i=$((i + 1))
+				done
+			done
+		} | sed 's/^/ABCSV store disk /'
+	} | sed 's/$/\r/' > "$d/store.log"
+	if python3 tools/bench/report.py store "$d/store.log" "$d/store.json" > "$d/out" 2>&1 &&
+	   grep -q '^\[disk\] per_node against stock (disk swap), zswbctl ab: medians of 6 and 6 runs' "$d/out" &&
+	   grep -q 'adjusted but for cmd.store_p99_us, the primary metric$' "$d/out" &&
+	   grep -q '^  cmd.store_p99_us  .* +100\.0% \[+[0-9.]*%, +[0-9.]*%\]  *0\.031  differs$' "$d/out" &&
+	   grep -q '^  cmd.rejected_pct  .* -90\.0% \[-90\.0%, -90\.0%\]  .*differs$' "$d/out" &&
+	   [ "$(head -1 "$d/store-disk.csv")" = "run,kind,pair,side,settings,exit,wall_s,cmd.store_p99_us,cmd.rejected_pct" ] &&
+	   [ "$(wc -l < "$d/store-disk.csv")" = 16 ] &&
+	   python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+b = j["disk"]["per_node"]
+sys.exit(not (list(j) == ["disk"] and b["against"] == "stock" and b["primary"] == "cmd.store_p99_us"
+              and b["cmd.store_p99_us_differs"] is True and b["iterations"] == 6
+              and abs(b["cmd.store_p99_us_p"] - 2 / 2 ** 6) < 1e-9
+              and len(b["runs"]["cmd.store_p99_us"]) == 6))' "$d/store.json"; then
+		ktap_test_pass "$desc"
+	else
+		sed 's/^/# /' "$d/out"
+		ktap_test_fail "$desc"
+	fi
 }
 
 # bench-apps splits its comparisons over two VMs, longest first, each to
