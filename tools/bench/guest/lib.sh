@@ -62,6 +62,19 @@ bench_ab() {
 	return "$rc"
 }
 
+# bench_ab_values GROUP KIND PARAM "VALUE..." EXTRA AB_OPTION... -- CMD...:
+# bench_ab with a side per VALUE of the module parameter PARAM, the first
+# VALUE side A, each side's settings "PARAM=VALUE EXTRA".
+bench_ab_values() {
+	local group=$1 kind=$2 param=$3 values=$4 extra=$5 v n=0
+	shift 5
+	for v in $values; do
+		n=$((n + 1))
+		set -- "--$(echo a b c d e f g h | cut -d' ' -f$n)" "$param=$v${extra:+ $extra}" "$@"
+	done
+	bench_ab "$group" "$kind" "$values" "$@"
+}
+
 # ab_metrics NAME=VALUE...: the run's own figures for zswbctl ab, one
 # "NAME VALUE" line each in $ZSWBCTL_AB_METRICS (nothing outside ab).
 ab_metrics() {

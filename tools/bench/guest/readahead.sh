@@ -43,8 +43,7 @@ rc=0
 for wl in "$@"; do
 	max=$ZSWB_RA_HEAVY_MAX
 	[ "$wl" = light ] && max=$ZSWB_RA_LIGHT_MAX
-	bench_ab "$wl" disk "stock skip_fault skip_zswap_slots" --a readahead_policy=stock \
-		--b readahead_policy=skip_fault --c readahead_policy=skip_zswap_slots \
+	bench_ab_values "$wl" disk readahead_policy "stock skip_fault skip_zswap_slots" "" \
 		--pairs "$pairs" --metric cmd.walk_s --memory-max "$max" --drop-caches -- \
 		sh "$0" run || rc=1
 done

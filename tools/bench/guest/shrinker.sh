@@ -262,13 +262,7 @@ echo 50 > $P/accept_threshold_percent
 echo N > $P/shrinker_enabled
 rc=0
 for c in "$@"; do
-	set -- --a "shrink_policy=stock"
-	n=1
-	for pol in $POLICIES; do
-		[ "$pol" = stock ] && continue
-		n=$((n + 1))
-		set -- "$@" "--$(echo a b c d e f g h | cut -d' ' -f$n)" "shrink_policy=$pol"
-	done
+	set --
 	case $c in
 	case1) echo 1 > $P/max_pool_percent; set -- "$@" --memory-max max ;;
 	case2a) echo 1 > $P/max_pool_percent; set -- "$@" --memory-max 128M ;;
@@ -280,8 +274,8 @@ for c in "$@"; do
 	else
 		set -- "$@" --pairs "$pairs"
 	fi
-	bench_ab "$c" disk "$POLICIES" "$@" --metric cmd.reject_rate_pct --drop-caches -- \
-		sh "$0" run "$c" || rc=1
+	bench_ab_values "$c" disk shrink_policy "$POLICIES" "" "$@" --metric cmd.reject_rate_pct \
+		--drop-caches -- sh "$0" run "$c" || rc=1
 done
 echo 20 > $P/max_pool_percent
 echo 90 > $P/accept_threshold_percent

@@ -194,16 +194,9 @@ swap_on disk || exit 1
 zswap_on
 echo N > $P/shrinker_enabled
 echo 50 > $P/max_pool_percent
-set -- --a "shrink_policy=stock shrink_batch=$BATCH"
-n=1
-for pol in $POLICIES; do
-	[ "$pol" = stock ] && continue
-	n=$((n + 1))
-	set -- "$@" "--$(echo a b c d e f g h | cut -d' ' -f$n)" "shrink_policy=$pol shrink_batch=$BATCH"
-done
-bench_ab store disk "$POLICIES" "$@" --pairs "$pairs" --metric cmd.store_p99_us \
-	--memory-max "$ZSWB_BENCH_STORE_CG_MAX" --zswap-max "$ZSWB_BENCH_ZSWAP_MAX" --drop-caches -- \
-	sh "$0" run
+bench_ab_values store disk shrink_policy "$POLICIES" "shrink_batch=$BATCH" --pairs "$pairs" \
+	--metric cmd.store_p99_us --memory-max "$ZSWB_BENCH_STORE_CG_MAX" \
+	--zswap-max "$ZSWB_BENCH_ZSWAP_MAX" --drop-caches -- sh "$0" run
 rc=$?
 echo nop > $TR/current_tracer
 echo 20 > $P/max_pool_percent
