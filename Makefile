@@ -47,9 +47,8 @@ check: initramfs
 # checkers (tools/kernel/debug.config), workloads scaled down for it.
 DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
 	vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope
-# Each group's time there with the host load, as last measured
-# (Documentation/running.rst, the whole command at 477dac6): the lanes
-# take the longest first.
+# Each group's time there with the host load, in seconds, as last
+# measured: the lanes take the longest first.
 DEBUG_VM_SECONDS = vm-harden:2926 vm-readahead:2775 vm-shrink:2117 vm-scope:1720 vm-nomemcg:1633 \
 	vm-prompt-file:1413 vm-write-errors:1174 vm-prompt-disk:771 vm-prompt-nvme:725 vm-basic:639 \
 	vm-prompt-zram:623 vm-smp:307 vm-nokmem:204

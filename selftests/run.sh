@@ -495,9 +495,9 @@ sys.exit(not (list(j) == ["disk"] and b["against"] == "stock" and b["primary"] =
 }
 
 # bench-apps splits its comparisons over two VMs, longest first, each to
-# the VM with less work (build 33 s a run, redis 45, mariadb 44; 3 runs,
-# then a pair's: each side after A and an A run beside every two of them:
-# 8 for the six sides on disk, 2 on zram), and over one with
+# the VM with less work (as tools/bench/apps/run.sh's work() counts it:
+# 3 runs, then a pair's: each side after A and an A run beside every two
+# of them: 8 for the six sides on disk, 2 on zram), and over one with
 # ZSWB_BENCH_JOBS=1; a comparison it does
 # not know is refused before anything is built.
 bench_apps_plan() {
@@ -641,8 +641,8 @@ suite_vm_ab() { vm_group ab; }
 suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
 suite_vm_nokmem() { ZSWB_VM_APPEND="cgroup.memory=nokmem" vm_group nokmem; }
 
-# VM_SECONDS: each VM suite's time in seconds, from its last measurement
-# (Documentation/running.rst): the lanes below take the longest first.
+# VM_SECONDS: each VM suite's time in seconds, as last measured (make
+# check prints each suite's): the lanes below take the longest first.
 # ZSWB_VM_SECONDS gives them for another kernel (make check-debug).
 VM_SECONDS=${ZSWB_VM_SECONDS:-"vm-ab:755 vm-readahead:310 vm-harden:347 vm-scope:209 vm-shrink:185 vm-prompt-file:181
 vm-prompt-nvme:149 vm-prompt-disk:143 vm-prompt-zram:128 vm-basic:112 vm-smp:69 vm-write-errors:68 vm-nomemcg:46 vm-nokmem:18"}
@@ -687,8 +687,7 @@ vm_lane() {
 # ZSWB_CHECK_JOBS: how many VM suites run at once, each in its own VM (one
 # per host core: the default is the host's cores, at most 2). Each VM
 # suite compares its variants inside its own boot, so another VM's load
-# falls on both sides of a comparison; every test passed beside other VMs
-# (running.rst). 1: one after the other.
+# falls on both sides of a comparison. 1: one after the other.
 jobs=${ZSWB_CHECK_JOBS:-$(nproc)}
 case "$jobs" in
 ''|*[!0-9]*|0) zswb_die "ZSWB_CHECK_JOBS must be a positive number, not '$jobs'" ;;

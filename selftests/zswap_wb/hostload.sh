@@ -24,15 +24,15 @@
 #   - /sys/kernel/debug/page_owner read whole, only with
 #     ZSWB_TEST_HOSTLOAD_PAGE_OWNER=1 on a kernel booted page_owner=on:
 #     on the 6.12.117 debug kernel its read_page_owner() oopses by itself
-#     (a GPF on an object cgroup's memcg pointer, 150 s into a swap load
-#     in a memcg, with zswap_wb not loaded), so by default it is not read;
+#     (a GPF on an object cgroup's memcg pointer during a swap load in a
+#     memcg, with zswap_wb not loaded), so by default it is not read;
 #   - hostmem, in a memcg of its own that it never fills: huge pages
 #     faulted, collapsed, split by copy on write, freed, twice a second.
 #
 # Under TCG the guest's vCPUs share one host thread: what the load runs is
-# taken from the test's workload. Sized so that the VM groups took 1.1 to
-# 1.3 times as long as without it with the page-flag files read whole
-# (Documentation/running.rst); read in quarters they cost less than half.
+# taken from the test's workload, so it is sized by its share of the VM
+# (Documentation/running.rst, "The host load"; hostload_cost.sh measures
+# it).
 #
 # ZSWB_TEST_HOSTLOAD_SLOW=N (default 1; make check-debug: 20) lightens
 # the load for a slower kernel: each round of the page-flag files reads
@@ -40,28 +40,12 @@
 # otherwise (2 s apart, as at N=1: the whole of memory in 4N rounds),
 # compact_memory and the tenant's rounds are N times further
 # apart, DAMON's sampling and aggregation intervals N times longer;
-# khugepaged and kcompactd's proactiveness are as at N=1. Measured under
-# icount, each part alone for 40 s with no test (the guest's busy share of
-# its two vCPUs, less the idle kernel's: 0.0% on the test kernel, 5.6% on
-# the debug one), at N=1: the page-flag files 28.1% and 51.0% (the debug
-# kernel finished no round of the three files in 45 s: a reader busy all
-# the time, where the test kernel's took 2.5 s a round), compaction 1.5%
-# and 30.8%, DAMON 0.4% and 28.9%, the tenant 12.3% and 53.8%; all of it
-# 52.9% and 94.2%: on the debug kernel the load alone took the VM. At
-# N=20 there: compaction 2.2%, DAMON 1.8%, the tenant 17.7%, but the
-# page-flag files 59.0% (3.7% idle) while a shell loop read them: there a
-# fork and exec costs about 1.5 s. Read by kpageread, 38.7% in twentieths
-# and 12.7% in two-hundredths (make check-debug), all of it then 47.3%.
-#
-# Read whole every round, the page-flag files took 27.6% of the test
-# kernel's VM, all of the load 53.4%; in quarters (the default), 12.2% and
-# 32.3% (one icount boot, hostload_cost.sh).
+# khugepaged and kcompactd's proactiveness are as at N=1.
 #
 # ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=M (default 4N) reads the page-flag files
-# in M slices instead: on the debug kernel a pfn costs about 65 us of
-# guest time to read (a 64 KiB block 0.53 s, 21 times the test kernel's
-# 0.025 s), so that N=20 still
-# kept a reader busy most of the time; make check-debug sets 200.
+# in M slices instead: on the debug kernel a pfn costs many times the
+# guest time it costs on the test kernel, so that 4N slices still keep a
+# reader busy most of the time; make check-debug sets 200.
 #
 # ZSWB_TEST_HOSTLOAD=0 runs a group without it; ZSWB_TEST_HOSTLOAD_SKIP
 # lists parts to leave out (kpage compact thp damon page_owner tenant),

@@ -12,10 +12,10 @@
  * page_folio() and tests the flags (stable_page_flags()).
  *
  * One process for the whole load: a shell loop of dd, cat and sleep forks
- * and execs six programs a round, and on the debug kernel under icount
- * one fork and exec of a static busybox costs about 1.5 s of guest time
- * (20 of them took 30 s, the two vCPUs 81% busy): the page-flag part of
- * the load was then its forks, whatever the slice.
+ * and execs six programs a round, and on the debug kernel under icount a
+ * fork and exec of a static busybox costs more guest time than a slice's
+ * reads: the page-flag part of the load would be its forks, whatever the
+ * slice.
  *
  *   kpageread BLOCKS SLICES PAUSE_S COUNT_FILE
  *

@@ -25,7 +25,7 @@ fi
 . "$ZSWB_TESTS/hostload.sh"
 
 # The workload: SIZE MiB in a memcg of CG_MAX, PASSES walks. Sized so that
-# it writes back well over 10k pages in about 30 s under TCG.
+# it writes back well over 10k pages.
 SIZE=${ZSWB_TEST_SIZE:-300}
 CG_MAX=${ZSWB_TEST_CG_MAX:-100M}
 PASSES=${ZSWB_TEST_PASSES:-2}

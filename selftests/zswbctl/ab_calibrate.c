@@ -22,8 +22,8 @@
  *
  * The outlier is one of the pair runs (not an A/A one), all its metrics
  * times 1.5. The null coverage is that of the first test's comparisons.
- * The run time is that of starting zswbctl some 14000 times: about 50 s
- * of CPU on a 2-CPU VM, most of it the kernel's fork and exec.
+ * The run time is that of starting zswbctl some 14000 times, most of it
+ * the kernel's fork and exec.
  *
  * Usage: ab_calibrate ZSWBCTL_BINARY [TMPDIR]
  * Build: gcc -O2 -Wall -Wextra -Werror -o ab_calibrate selftests/zswbctl/ab_calibrate.c -lm

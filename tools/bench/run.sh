@@ -22,7 +22,7 @@
 #   in a 50M memcg) off and on under the kernel's function profiler, on
 #   disk swap (ZSWB_PROFILE_KINDS), functions by self time and entry points by
 #   time with callees; bench-results/profile.log.
-# shrinker (not part of the default run: about 70 minutes alone): the
+# shrinker (not part of the default run): the
 #   seed's test cases 1, 2a and 2b scaled to the VM (no icount), one
 #   zswbctl ab per case: stock (A) against each shrink_policy, judged
 #   by the share of stores rejected (cmd.reject_rate_pct), from 6 pairs
@@ -42,7 +42,7 @@
 #   (cmd.store_p99_us) from the function_graph tracer; with each
 #   store-path shrink's duration, the memcg's zswap usage against its
 #   limit sampled every 10 ms, pages written back, the module's counters.
-#   With icount, as prompt-free; runs of 7 to 11 s of guest time.
+#   With icount, as prompt-free.
 # scope-cost (not part of the default run): the prompt-free workload on
 #   disk swap, async_free on, with no scope, a scope covering it and a
 #   scope that does not, under icount: instructions per folio written
@@ -175,13 +175,9 @@ run_one() {
 	)
 }
 
-# Minutes of one host core each takes (Documentation/running.rst, "Run
-# times"), to share them out: prompt-free, readahead, store and shrinker
-# from the seconds a run took in a make bench from a clean clone (42, 33,
-# 25 and 30) and the runs they make at 10 pairs (69, 86 and 73; the
-# shrinker's 135 at 6 pairs); apps its two VMs' CPU time, 4,443 s,
-# as it runs in one VM inside a lane; cluster two thirds of its 35
-# minutes beside two other VMs on two cores.
+# Minutes of one host core each benchmark takes, as last measured or
+# estimated from its runs' count, to share them out between the lanes,
+# longest first (apps as it runs in one VM inside a lane).
 minutes() {
 	case "$1" in
 	prompt-free) echo 48 ;; shrinker) echo 70 ;; readahead) echo 47 ;;

@@ -21,8 +21,8 @@ rc=0
 for pol in $(choices readahead_policy); do
 	set_param readahead_policy $pol || exit 1
 	cg_new ra2 64M
-	# 4 passes; 2 on the debug kernel (PASSES 1), which takes
-	# 20 minutes a policy for 4.
+	# 4 passes; 2 on the debug kernel (PASSES 1), where 4 take too
+	# long.
 	cg_run ra2 thrash --size 128 --passes $((PASSES * 2)) > /tmp/ra2.out 2>&1 &
 	pid=$!
 	n=0 offfail=0

@@ -10,8 +10,8 @@
 # or zram) or WORKLOAD, for both kinds. With two host cores
 # (ZSWB_BENCH_JOBS, common.conf), the comparisons are split over two VMs
 # that run at once, one per core, longest first, each to the VM with less
-# work so far (a comparison's work: its runs times the seconds a run of its
-# workload took in the guest when this was written); each VM has its own
+# work so far (a comparison's work: its runs times the guest seconds of a
+# run of its workload, work() below); each VM has its own
 # boot, its own copy of the image and payload, and runs whole comparisons,
 # so that the other VM's load falls on stock and policies alike. --plan
 # prints which VM would run what ("vmN: COMPARISON... (WORK s)") and stops.
@@ -65,7 +65,7 @@ done
 jobs=$(zswb_bench_jobs) || exit 1
 # work COMPARISON: its runs (ab's warm-up, the A/A pair and the runs of
 # each pair) times the guest seconds of one run of its workload
-# (the medians of the runs in bench-results/ when this was written).
+# (a median of its runs in bench-results/).
 work() {
 	local wl=${1%:*} kind=${1#*:} sides=0 v all s m
 	all="stock async_free skip_fault skip_zswap_slots per_node all"
