@@ -1,78 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Prompt freeing of zswap writeback folios (policies sync_free, async_free).
+ * A folio zswap writes back is allocated off the LRU and freed as soon as
+ * its write is done: in writeback_issued() on SWP_SYNCHRONOUS_IO swap; on
+ * block and file swap from the list of the CPU where its write ended, by
+ * the writer before its next writeback or by the work item a jiffy later.
+ * design.rst has the argument ("The mark", "The words of struct page",
+ * "The free path", "Freeing and its races", "Lifetime", "Scopes"); what
+ * this file keeps:
  *
- * Stock zswap leaves the folio it writes back on the LRU with PG_reclaim;
- * reclaim rotates it when the write ends and frees it on a later scan. We
- * allocate it off the LRU instead and free it as soon as its write is done:
- *
- * - sync_free, SWP_SYNCHRONOUS_IO swap (zram, brd, pmem): the write has
- *   completed when writeback_issued() is called, so the folio is freed there.
- * - async_free, block and file swap: writeback_prepare() marks the folio
- *   before its write is submitted; folio_end_writeback() hands it back to
- *   writeback_end(), in any context, which pushes it on this CPU's llist.
- *   The writer frees up to ZSWB_WRITER_DRAIN folios of its CPU's list
- *   before each async writeback; a work item on a high priority per-CPU
- *   workqueue, kicked when the list stops being empty, frees what is left
- *   one jiffy later. Both free in batches, as reclaim does (one memcg
- *   uncharge and one call to the page allocator per folio_batch).
- *
- * The mark is a word of the folio itself: folio->lru.prev holds the address
- * of one of zswb_marks[] (marked, issued, ended; or, for a folio that is
- * not to be freed, keep, and for a sync folio that is, free), one row of
- * marks for each counter slot, so that the mark also says which scope's
- * counters the folio's fate goes to (scope.c). An off-LRU folio's lru is
- * ours: nothing else links it while it is off the LRU, and it is not in an
- * LRU batch either. But it is not private: the folio is in the swap cache,
- * and every walker of physical memory (compaction, /proc/kpageflags,
- * DAMON's paddr ops, memory offline, page_owner) reads its struct page.
- * folio->lru.next is page->compound_head, whose bit 0 says "tail page":
- * every value stored there (the end time, an llist pointer) keeps bit 0
- * clear, or compound_head() would follow it. Documentation/design.rst has
- * the table of the words written here and who else reads them.
- *
- * Every other folio's lru.prev holds a list pointer, a
- * stale one from a previous life, or nothing: only this file stores the
- * address of zswb_marks[] there, and it overwrites it (with the end time)
- * when the folio is queued, before the folio can be freed or go back to the
- * LRU, so a page never carries a mark into its next life. Normal reclaim's
- * swap cache folios, which end writeback through the same
- * folio_end_writeback() with PG_reclaim set, never match. No global lock
- * and no lookup: writeback_end() reads a word of the folio it is given. No
- * page flag is used: PG_reclaim is reclaim's and is cleared on a write
- * error, exactly when the folio must go back to the LRU.
- *
- * Freeing goes through zswap_wb_remove_folio(), which refuses a folio that
- * is dirty (a failed write re-dirtied it, and its zswap copy is gone: it
- * holds the only copy), mapped or referenced (a swapin claimed it). Such a
- * folio is put back on the LRU and counted; reclaim handles it as stock.
- *
- * A folio is queued only once zswap_writeback_entry() has dropped its own
- * reference and its write has ended, whichever comes last: the mark goes
- * from marked to issued or to ended with a cmpxchg, and the side that finds
- * the other's state queues it. So a fast completion cannot be mistaken for
- * a swapin race. Each marked folio holds a reference on zswb_live, a
- * percpu_ref that is live while async_free is on: taking and dropping it
- * is a per-CPU add, like every counter here. The module pins itself while
- * zswb_live is live or not yet back to zero, and the writeback point stays
- * armed until it is. Turning async_free off kills zswb_live, which stops
- * marking at once, and does not wait: the folios in flight are freed as
- * their writes end, however long a device stalls.
- *
- * Scopes (scope.c): the entry's owner decides, the memcg of its objcg,
- * which the hook passes to alloc_off_lru() and writeback_prepare(). It is
- * not always the folio's: __read_swap_cache_async() charges the folio to
- * the owner only while it is online, and the entries of a removed cgroup,
- * reparented to its parent, are charged to the writer's memcg. A folio its
- * owner's scope (or global) does not free is allocated on the LRU by
- * alloc_off_lru() and takes stock's path, PG_reclaim and all. One it may
- * free is allocated off the LRU, and writeback_prepare() looks the scope
- * up again and writes its decision, with the scope's slot, in the mark: a
- * setting changed in between can still make it keep, which gets PG_reclaim
- * and goes on the LRU in writeback_issued(). Every later step reads the
- * slot from the folio, so a folio's counters stay in one slot whatever
- * happens to the scopes while it is in flight. With no scope bound nothing
- * is looked up (zswb_scopes_on(), a static key) and slot 0 is a constant.
+ * - Only this file stores an address of zswb_marks[] in folio->lru.prev,
+ *   and only in an off-LRU folio, which nothing else links through lru.
+ *   The end time overwrites the mark when the folio is queued, before it
+ *   can be freed or go back to the LRU: a page never carries a mark into
+ *   its next life, and no other folio's lru.prev holds one.
+ * - Every value stored in folio->lru.next (page->compound_head, whose bit
+ *   0 says "tail page"), an end time or an llist pointer, has bit 0 clear.
+ * - A folio is queued only once zswap_writeback_entry() has dropped its
+ *   reference and its write has ended: the mark moves by cmpxchg, and the
+ *   side that comes second queues it.
+ * - A folio is freed only through zswap_wb_remove_folio(), which refuses a
+ *   dirty (a failed write: it holds the only copy), mapped or referenced
+ *   one; that folio goes back to the LRU and is counted.
+ * - Each marked folio holds a reference on zswb_live, live while async_free
+ *   is on; the module stays pinned and the writeback point armed until it
+ *   is back to zero. Turning async_free off stops marking and waits for
+ *   nothing.
+ * - A folio's counters go to the slot its mark names, whatever happens to
+ *   the scopes while it is in flight; its owner's scope decides (scope.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,20 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Swap readahead bypass for zswap entries (parameter readahead_policy).
- *
- * zswap is a synchronous in-memory backend: reading its entries ahead on a
- * swapin fault costs a decompression each and memory for pages that may
- * never be used, and overlaps no I/O. "mm: bypass swap readahead for zswap"
- * reads a faulting zswap entry alone; its reviewers objected that a window
- * can mix zswap and disk slots, and that readahead helps the disk ones.
- *
- * - stock: readahead as the kernel does; the hook point is disarmed, so
- *   the cost is one static branch per fault;
- * - skip_fault: the seed's behaviour: a fault on an entry in zswap reads it
- *   alone; a fault on a disk entry reads its window as stock;
- * - skip_zswap_slots: as skip_fault, and the window of a fault on a disk
- *   entry leaves out its slots that are in zswap: disk neighbours are
- *   still read ahead, zswap ones are decompressed only when they fault.
+ * What each policy does and where it comes from: design.rst, "Where the
+ * policies come from".
  *
  * The hook asks about a fault before the window is computed, so a fault
  * read alone neither consumes nor resets the hits that disk readahead

@@ -1,32 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Batched per-node zswap shrinking (parameters shrink_policy, shrink_batch).
- *
- * Stock shrink_memcg() writes back at most one entry per node per call, so
- * shrink_worker() (global pool limit) and zswap_store() (memory.zswap.max)
- * call it again and again and fall behind, and stores get rejected. The
- * batched walk of "mm/zswap: Support batch writeback in shrink_memcg()"
- * fixes that, and its review debated how to spread a batch over nodes.
- * Each answer is a policy here:
- *
- * - stock: one entry per node, in node order, as the kernel does;
- * - carry: one budget of shrink_batch, carried from node to node in node
- *   order, stopping when it is spent (the v3 patch);
- * - split: shrink_batch divided among the nodes with memory, at least one
- *   each (the reply that erred on the side of the batch size);
- * - per_node: the whole batch on every node, nothing carried (the last
- *   reply of the review);
- * - local_first: carry, but zswap_store() starts at the node of the folio
- *   being stored, which is the one under pressure (the fairness reply).
+ * What each policy does and where it comes from: design.rst, "Where the
+ * policies come from".
  *
  * Whatever the policy, a node's walk is capped at its LRU length by
  * zswap_shrink_node(), so each entry is scanned at most once per call, and
  * a call from zswap_store(), which runs in the storing task with its folio
- * locked, scans at most SWAP_CLUSTER_MAX entries per node.
- *
- * The shrink point is armed while the module is loaded, so that stock is
- * counted the same way as the other policies; stock walks exactly as the
- * kernel does.
+ * locked, scans at most SWAP_CLUSTER_MAX entries per node (design.rst, "A
+ * batch written back by the storing task"). The shrink point is armed
+ * while the module is loaded; under stock it walks exactly as the kernel
+ * does.
  *
  * Scopes (scope.c): the memcg being shrunk decides, whichever caller asked:
  * its scope's shrink_policy and shrink_batch, its counters. A call
