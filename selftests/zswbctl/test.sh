@@ -152,6 +152,8 @@ written_back 5
 state idle'
 nomod="zswbctl: zswap_wb is not loaded (no $tmp/none): load it with 'modprobe zswap_wb'"
 nodbg="zswbctl: no $tmp/none: debugfs is not mounted on $tmp (mount -t debugfs none $tmp)"
+# What prometheus prints when the module cannot be read: zswap_wb_up 0.
+down='*'$'\n''zswap_wb_up 0'$'\n''*'
 
 make -s -C "$tool" >"$tmp/build" 2>&1
 rc=$?
@@ -282,10 +284,11 @@ done
 export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/none
 t "status: no debugfs shows the parameters" 4 "${status%%$'\n'stored_pages*}" \
 	"$nodbg"$'\n'"zswbctl: statistics not shown, parameters only" status
-for cmd in stats reset "diff true" prometheus; do
+for cmd in stats reset "diff true"; do
 	# shellcheck disable=SC2086
 	t "$cmd: no debugfs" 4 '' "$nodbg" $cmd
 done
+t "prometheus: no debugfs, zswap_wb_up 0" 4 "$down" "$nodbg" prometheus
 export ZSWB_DEBUGFS=$tmp/debug
 
 # --- Version, help, options ---
@@ -546,6 +549,14 @@ if bad:
 print("\n".join(dump))
 EOF
 promcheck() { "$py" "$tmp/promcheck.py" >"$tmp/prom.dump" 2>"$tmp/prom.err"; }
+# only_down FILE: FILE's samples are zswap_wb_up 0 and one build info, no other.
+only_down() {
+	local samples
+
+	samples=$(grep -v '^#' "$1" | sed 's/[{ ].*//' | tr '\n' ' ')
+	[ "$samples" = "zswap_wb_up zswap_wb_build_info " ] && grep -qx 'zswap_wb_up 0' "$1" ||
+		{ diag "$1: samples $samples"; return 1; }
+}
 has() { grep -qxF "$1" "$tmp/prom.dump" || { diag "missing: $1"; return 1; }; }
 
 # The validator itself must refuse malformed text.
@@ -677,8 +688,108 @@ t "prometheus: unreadable histogram" 1 '' \
 printf '2 1\n4 x\n' >"$d/free_latency_us"
 t "prometheus: malformed histogram" 1 '' \
 	"zswbctl: $d/free_latency_us: unexpected line '4 x'" prometheus "$tmp/tf/zswap_wb.prom"
-cmp -s "$tmp/tf/zswap_wb.prom" "$tmp/prom.before" && [ "$(ls -A "$tmp/tf")" = zswap_wb.prom ]
-result "prometheus: errors leave FILE unchanged" $?
+[ "$(ls -A "$tmp/tf")" = zswap_wb.prom ] && only_down "$tmp/tf/zswap_wb.prom"
+result "prometheus: a module file that cannot be read, FILE holds zswap_wb_up 0 alone" $?
+
+# zswap_wb_up and the build info; a module gone leaves no series of it.
+kernel=$(uname -r)
+pversion=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
+fake_mod
+printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+echo 9.8.7 >"$tmp/sys/version"
+zsw prometheus
+printf '%s\n' "$out" | promcheck
+[ "$?" = 0 ] && [ "$rc" = 0 ] && has "zswap_wb_up 1.0" &&
+	has "zswap_wb_build_info{kernel=\"$kernel\",version=\"9.8.7\",zswbctl=\"$pversion\"} 1.0" &&
+	[ "$(grep -v '^#' <<<"$out" | head -2 | cut -d'{' -f1 | cut -d' ' -f1 | tr '\n' ' ')" = \
+		"zswap_wb_up zswap_wb_build_info " ] &&
+	grep -qx '# TYPE zswap_wb_up gauge' <<<"$out" && grep -qx '# TYPE zswap_wb_build_info gauge' <<<"$out"
+result "prometheus: zswap_wb_up 1 and zswap_wb_build_info (module, zswbctl, kernel) first" $?
+rm "$tmp/sys/version"
+zsw prometheus
+printf '%s\n' "$out" | promcheck && has "zswap_wb_build_info{kernel=\"$kernel\",zswbctl=\"$pversion\"} 1.0"
+result "prometheus: a module without a version file, build_info without the label" $?
+zsw prometheus "$tmp/tf/zswap_wb.prom"
+grep -q '^zswap_wb_written_back_total ' "$tmp/tf/zswap_wb.prom"
+result "prometheus FILE: the module's series, before it goes" $?
+# Each way the module cannot be read: FILE replaced by zswap_wb_up 0 alone,
+# renamed over the old one, no temporary left; the exit status says why.
+gone() { # DESC STATUS ERR ENV...
+	local desc=$1 want=$2 want_err=$3 ino
+
+	shift 3
+	fake_mod
+	printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+	"$bin" prometheus "$tmp/tf/zswap_wb.prom" 2>/dev/null
+	ino=$(stat -c %i "$tmp/tf/zswap_wb.prom")
+	env "$@" "$bin" prometheus "$tmp/tf/zswap_wb.prom" >"$tmp/out" 2>"$tmp/err"
+	rc=$? out=$(<"$tmp/out") err=$(<"$tmp/err")
+	# shellcheck disable=SC2053 # a glob on purpose
+	[[ $rc == "$want" && -z $out && $err == $want_err ]] &&
+		only_down "$tmp/tf/zswap_wb.prom" &&
+		[ "$(stat -c %a "$tmp/tf/zswap_wb.prom")" = 644 ] &&
+		[ "$(stat -c %i "$tmp/tf/zswap_wb.prom")" != "$ino" ] &&
+		[ "$(ls -A "$tmp/tf")" = zswap_wb.prom ]
+	result "prometheus FILE, $desc: zswap_wb_up 0 alone, exit $want" $?
+}
+gone "module not loaded" 2 "$nomod" ZSWB_SYSFS="$tmp/none"
+echo "ffffffff81000000 T _stext" >"$tmp/nohook"
+gone "no hook in the running kernel" 3 "zswbctl: zswap_wb cannot be loaded: *" \
+	ZSWB_SYSFS="$tmp/none" ZSWB_KALLSYMS="$tmp/nohook"
+gone "no debugfs" 4 "$nodbg" ZSWB_DEBUGFS="$tmp/none"
+gone "statistics that cannot be read" 1 "zswbctl: cannot read *stats*" \
+	ZSWB_DEBUGFS="$tmp/sys/parameters"
+ZSWB_SYSFS=$tmp/none zsw prometheus
+printf '%s\n' "$out" >"$tmp/down.prom"
+[ "$rc" = 2 ] && [ "$err" = "$nomod" ] && only_down "$tmp/down.prom" &&
+	printf '%s\n' "$out" | promcheck && has "zswap_wb_up 0.0" &&
+	has "zswap_wb_build_info{kernel=\"$kernel\",zswbctl=\"$pversion\"} 1.0"
+result "prometheus: module not loaded, zswap_wb_up 0 and the build info on stdout, exit 2" $?
+# A bad FILE is refused before the module is read: nothing changes.
+cp "$tmp/tf/zswap_wb.prom" "$tmp/prom.before"
+ZSWB_SYSFS=$tmp/none t "prometheus: FILE ends in /, module not loaded: bad usage first" 64 '' \
+	"zswbctl: '$tmp/tf/' is not a file name" prometheus "$tmp/tf/"
+ZSWB_SYSFS=$tmp/none t "prometheus: no such directory, module not loaded" 1 '' \
+	"$nomod"$'\n'"zswbctl: cannot create a temporary file in $tmp/nodir: No such file or directory" \
+	prometheus "$tmp/nodir/zswap_wb.prom"
+cmp -s "$tmp/tf/zswap_wb.prom" "$tmp/prom.before" && [ "$(ls -A "$tmp/tf")" = zswap_wb.prom ] &&
+	[ ! -e "$tmp/nodir" ]
+result "prometheus: refused FILEs change nothing" $?
+
+# Atomic replace: a temporary file in FILE's directory, hidden and not
+# *.prom, created exclusively, renamed over FILE; and a reader that reads
+# FILE while it is replaced again and again only ever sees a whole file.
+fake_mod
+printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=openat,rename,renameat,renameat2 -o "$tmp/strace" \
+		"$bin" prometheus "$tmp/tf/zswap_wb.prom"
+	grep -qE "openat\(AT_FDCWD, \"$tmp/tf/\.zswap_wb\.prom\.[A-Za-z0-9]{6}\", O_RDWR\|O_CREAT\|O_EXCL" \
+		"$tmp/strace" &&
+		grep -qE "rename(at2?)?\((AT_FDCWD, )?\"$tmp/tf/\.zswap_wb\.prom\.[A-Za-z0-9]{6}\", (AT_FDCWD, )?\"$tmp/tf/zswap_wb\.prom\"" \
+			"$tmp/strace"
+	result "prometheus FILE: written to a hidden temporary in its directory, then renamed" $?
+else
+	skip "prometheus FILE: written to a hidden temporary in its directory, then renamed" "no strace"
+fi
+full=$(<"$tmp/tf/zswap_wb.prom")
+echo 0 >"$tmp/stop"
+(
+	i=0
+	while [ "$(<"$tmp/stop")" = 0 ] && [ $i -lt 2000 ]; do
+		[ "$(<"$tmp/tf/zswap_wb.prom")" = "$full" ] || { echo "read $i differs"; exit 1; }
+		i=$((i + 1))
+	done
+	echo "$i reads"
+) >"$tmp/reader" 2>&1 &
+rpid=$!
+ok=0
+for i in $(seq 100); do "$bin" prometheus "$tmp/tf/zswap_wb.prom" || ok=1; done
+echo 1 >"$tmp/stop"
+wait $rpid || ok=1
+diag "reader: $(<"$tmp/reader")"
+[ "$(ls -A "$tmp/tf")" = zswap_wb.prom ] || ok=1
+result "prometheus FILE: replaced 100 times, a reader never sees a partial file" $ok
 fake
 printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
 zsw prometheus
@@ -711,7 +822,7 @@ t "no kallsyms, config without the hook" 3 '' \
 	"$nohook"$'\n'"zswbctl: (* has no CONFIG_ZSWAP_WRITEBACK_HOOK=y in $tmp/config): boot a kernel built with it" \
 	status
 echo "CONFIG_ZSWAP_WRITEBACK_HOOK=y" >>"$tmp/config"
-t "no kallsyms, config with the hook" 2 '' "$nomod" prometheus
+t "no kallsyms, config with the hook" 2 "$down" "$nomod" prometheus
 export ZSWB_KCONFIG=$tmp/none
 t "neither kallsyms nor config: not loaded" 2 '' "$nomod" unload
 export ZSWB_SYSFS=$tmp/sys ZSWB_KALLSYMS=$tmp/kallsyms
@@ -1201,13 +1312,14 @@ zsw prometheus
 	grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 64' <<<"$out"
 result "prometheus: a histogram of 64 buckets" $?
 echo "65 1" >>"$d/free_latency_us"
-t "prometheus: a histogram of 65 buckets is refused" 1 '' \
+t "prometheus: a histogram of 65 buckets is refused" 1 "$down" \
 	"zswbctl: $d/free_latency_us: unexpected line '65 1'" prometheus
 printf '%s\n' "4 1" "2 1" >"$d/free_latency_us"
-t "prometheus: histogram bounds that do not rise are refused" 1 '' \
+t "prometheus: histogram bounds that do not rise are refused" 1 "$down" \
 	"zswbctl: $d/free_latency_us: unexpected line '2 1'" prometheus
 : >"$d/free_latency_us"
-t "prometheus: an empty histogram is refused" 1 '' "zswbctl: $d/free_latency_us is empty" prometheus
+t "prometheus: an empty histogram is refused" 1 "$down" \
+	"zswbctl: $d/free_latency_us is empty" prometheus
 echo "8 3" >"$d/free_latency_us"
 zsw prometheus
 grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 3' <<<"$out" &&

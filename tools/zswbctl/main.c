@@ -100,11 +100,14 @@ static const struct command commands[] = {
 	  "on the runs a --csv saved. 'zswbctl ab --help' lists its\n"
 	  "options. Exits 1 if a run of CMD failed, 127 if CMD is not\n"
 	  "found" },
-	{ "prometheus", cmd_prometheus, 0, 1, NEED_DEBUGFS, false, no_opts, false,
+	/* prometheus checks the module itself: without it, zswap_wb_up 0 */
+	{ "prometheus", cmd_prometheus, 0, 1, 0, false, no_opts, false,
 	  "prometheus [FILE]",
 	  "parameters, statistics and the free-latency histogram in\n"
 	  "the Prometheus text format, for node_exporter's textfile\n"
-	  "collector; FILE is replaced atomically, else stdout" },
+	  "collector, with zswap_wb_up 1; zswap_wb_up 0 alone when\n"
+	  "the module cannot be read (exit status: why); FILE is\n"
+	  "replaced atomically, else stdout" },
 	{ "reset", cmd_reset, 0, 0, NEED_DEBUGFS, false, no_opts, false,
 	  "reset",
 	  "zero the counters (gauges are kept)" },

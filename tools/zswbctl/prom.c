@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "zswbctl.h"
@@ -500,29 +501,42 @@ static int prom_scopes(FILE *out)
 }
 
 /*
- * Replace @path with @len bytes of @buf, atomically: a temporary file in
- * the same directory, fsync, rename, fsync of the directory. On failure
- * @path is left as it was and no temporary file is left behind.
+ * Where "prometheus FILE" writes: @path split into its directory (in @dir)
+ * and its name (*@base), checked before anything is read. 0, or
+ * EXIT_USAGE after saying why.
  */
-static int write_atomic(const char *path, const char *buf, size_t len)
+static int prom_target(const char *path, char *dir, size_t len, const char **base)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX], *slash;
-	const char *base;
+	char *slash;
+
+	snprintf(dir, len, "%s", path);
+	slash = strrchr(dir, '/');
+	*base = slash ? path + (slash - dir) + 1 : path;
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		slash[slash == dir] = '\0';
+	if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..")) {
+		msg("'%s' is not a file name", path);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * Replace @path, of directory @dir and name @base, with @len bytes of
+ * @buf, atomically: a temporary file in the same directory, fsync,
+ * rename, fsync of the directory. On failure @path is left as it was and
+ * no temporary file is left behind.
+ */
+static int write_atomic(const char *path, const char *dir, const char *base,
+			const char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
 	int fd, err = 0;
 	size_t off = 0;
 	ssize_t n;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	base = slash ? path + (slash - dir) + 1 : path;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		slash[slash == dir] = '\0';
-	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
-		msg("'%s' is not a file name", path);
-		return EXIT_USAGE;
-	}
 	/* Hidden, and not "*.prom": node_exporter never reads it half-written. */
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, base) >= (int)sizeof(tmp)) {
 		msg("cannot write %s: %s", path, strerror(ENAMETOOLONG));
@@ -565,43 +579,128 @@ static int write_atomic(const char *path, const char *buf, size_t len)
 }
 
 /*
- * "prometheus [FILE]": parameters, statistics and the free-latency
- * histogram of the host, then those of each policy scope with a "scope"
- * label, in the Prometheus text format (version 0.0.4), for the
- * node_exporter textfile collector. Built in memory first: on any error
- * nothing is printed and FILE is not touched.
+ * zswap_wb_up, 1 if @up (the module read whole), and zswap_wb_build_info:
+ * the loaded module's version (left out when it cannot be read), zswbctl's
+ * and the running kernel's release as labels.
  */
-int cmd_prometheus(char **argv)
+static void prom_up(FILE *out, bool up)
+{
+	char path[PATH_MAX], *ver;
+	struct utsname u;
+	int err;
+
+	prom_head(out, "zswap_wb_up", "gauge",
+		  "Whether zswbctl read the module: 0 when it is not loaded, the kernel has no hook or a file of it cannot be read, and then no other zswap_wb series is exported.");
+	fprintf(out, "zswap_wb_up %d\n", up);
+	prom_head(out, "zswap_wb_build_info", "gauge",
+		  "Always 1: the loaded module's version, zswbctl's version and the running kernel's release as labels.");
+	fputs("zswap_wb_build_info{", out);
+	snprintf(path, sizeof(path), "%s/version", sysfs_dir);
+	ver = read_all(path, &err);
+	if (ver) {
+		ver[strcspn(ver, "\n")] = '\0';
+		fputs("version=", out);
+		prom_label(out, ver);
+		fputc(',', out);
+		free(ver);
+	}
+	fputs("zswbctl=", out);
+	prom_label(out, ZSWBCTL_VERSION);
+	fputs(",kernel=", out);
+	prom_label(out, uname(&u) ? "" : u.release);
+	fputs("} 1\n", out);
+}
+
+/*
+ * The text in *@buf, *@len bytes: zswap_wb_up 1 and everything the module
+ * has if @up, else zswap_wb_up 0 and the build info alone. 0, or the exit
+ * code of what stopped the reading, after saying why; then *@buf is NULL.
+ */
+static int prom_build(char **buf, size_t *len, bool up)
 {
 	struct stats st = { 0 };
-	size_t len = 0;
-	char *buf = NULL;
 	FILE *out;
-	int ret;
+	int ret = 0;
 
-	out = open_memstream(&buf, &len);
+	*buf = NULL;
+	out = open_memstream(buf, len);
 	if (!out) {
 		msg("out of memory");
 		return 1;
 	}
-	ret = prom_params(out);
-	if (!ret)
-		ret = stats_load(&st);
-	if (!ret)
-		prom_stats(out, &st);
-	if (!ret)
-		ret = prom_latency(out);
-	if (!ret)
-		ret = prom_scopes(out);
-	stats_free(&st);
+	prom_up(out, up);
+	if (up) {
+		ret = prom_params(out);
+		if (!ret)
+			ret = stats_load(&st);
+		if (!ret)
+			prom_stats(out, &st);
+		if (!ret)
+			ret = prom_latency(out);
+		if (!ret)
+			ret = prom_scopes(out);
+		stats_free(&st);
+	}
 	if (fclose(out) && !ret) {
 		msg("out of memory");
 		ret = 1;
 	}
-	if (!ret && argv[0] && strcmp(argv[0], "-"))
-		ret = write_atomic(argv[0], buf, len);
-	else if (!ret)
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The text of the module as it is, or, if it cannot be read (not loaded,
+ * no hook, debugfs or a file refused), the text of a module down, in
+ * *@buf (NULL if even that failed). 0, or the exit code that says why the
+ * module could not be read.
+ */
+static int prom_text(char **buf, size_t *len)
+{
+	int ret = check_dirs(NEED_DEBUGFS);
+
+	if (!ret)
+		ret = prom_build(buf, len, true);
+	if (ret)
+		prom_build(buf, len, false);
+	return ret;
+}
+
+/*
+ * "prometheus [FILE]": zswap_wb_up, the build info, then the parameters,
+ * statistics and the free-latency histogram of the host, then those of
+ * each policy scope with a "scope" label, in the Prometheus text format
+ * (version 0.0.4), for the node_exporter textfile collector. Built in
+ * memory first, then printed or written over FILE at once. When the
+ * module cannot be read (not loaded, no hook, a file refused), the text is
+ * zswap_wb_up 0 and the build info alone, so that no series of the module
+ * outlives it, and the exit code says why. A bad FILE changes nothing.
+ */
+int cmd_prometheus(char **argv)
+{
+	const char *file = argv[0] && strcmp(argv[0], "-") ? argv[0] : NULL;
+	char dir[PATH_MAX], *buf = NULL;
+	const char *base = NULL;
+	size_t len = 0;
+	int ret, wret;
+
+	if (file) {
+		ret = prom_target(file, dir, sizeof(dir), &base);
+		if (ret)
+			return ret;
+	}
+	ret = prom_text(&buf, &len);
+	if (!buf)
+		return ret;
+	if (file) {
+		wret = write_atomic(file, dir, base, buf, len);
+		ret = wret ? wret : ret;
+	} else {
 		fwrite(buf, 1, len, stdout);
+	}
 	free(buf);
 	return ret;
 }
