@@ -164,7 +164,10 @@ if [ $rc -ne 0 ]; then
 	report
 	exit 1
 fi
-if command -v readelf >/dev/null; then
+if command -v readelf >/dev/null && [ -n "${STATIC+set}" ] && [ -z "$STATIC" ]; then
+	readelf -l "$bin" | grep -q INTERP
+	result "binary is dynamic, as STATIC= asks (the package's build)" $?
+elif command -v readelf >/dev/null; then
 	! readelf -l "$bin" | grep -q INTERP
 	result "binary is static" $?
 else
