@@ -11,6 +11,9 @@
 #  - zswap-wb-dkms and zswbctl installed together, as the fleet test's
 #    guest installs them, where python3 is not: zswbctl needs shared
 #    libraries only (zswbctl-plot, a package of its own, needs python3);
+#    zswbctl-prometheus.timer is enabled (the root runs no systemd: read
+#    with systemctl --root), its service's command writes zswap_wb_up 0
+#    there, where no module is, and a purge of both leaves no file behind;
 #  - with the hooked kernel's packages of 'make kernel-deb' (found in
 #    ZSWB_KERNEL_DEB_DIR, default $ZSWB_CACHE/kernel-deb), installing them
 #    after zswap-wb-dkms must build and install the module for that kernel.
@@ -19,7 +22,7 @@
 # newest 6.12.*+deb12 in apt's lists). Prints KTAP.
 set -u
 . "$(dirname "$0")/../tools/kernel/common.sh"
-zswb_need mmdebstrap lintian dpkg-dev git tar util-linux binutils
+zswb_need mmdebstrap lintian dpkg-dev git tar util-linux binutils systemd
 zswb_dirs || exit 1
 . "$ZSWB_SRC/tools/testing/selftests/kselftest/ktap_helpers.sh" ||
 	zswb_die "no ktap_helpers.sh in $ZSWB_SRC: run make kernel first"
@@ -104,7 +107,7 @@ get_stock() {
 }
 
 ktap_print_header
-ktap_set_plan 11
+ktap_set_plan 15
 
 # 1: the packages
 rm -f "$debdir"/*.deb
@@ -158,7 +161,26 @@ check "zswbctl: /usr/sbin/zswbctl (dynamic, hardened) and zswbctl(8)" \
 		readelf -d '$t/ctl/usr/sbin/zswbctl' | grep -q BIND_NOW &&
 		test -s '$t/ctl/usr/share/man/man8/zswbctl.8.gz'"
 
-# 6: zswbctl pulls no interpreter onto a node; the plot helper carries it.
+# 6, 7: the exporter's units, as systemd reads them (the host's units
+# beside them for the targets they name); the documents.
+units=lib/systemd/system/zswbctl-prometheus
+mkdir -p "$t/ctlroot" && cp -a "$t/ctl/." "$t/ctlroot/" && cp -rn /lib/systemd/system/. "$t/ctlroot/lib/systemd/system/"
+(cd "$t" && systemd-analyze verify --man=no --root="$t/ctlroot" zswbctl-prometheus.timer \
+	zswbctl-prometheus.service) > "$t/verify.log" 2>&1
+vrc=$?
+log "$t/verify.log"
+check "zswbctl: zswbctl-prometheus.service and .timer pass systemd-analyze verify, no warning" \
+	sh -c "test $vrc = 0 -a ! -s '$t/verify.log' && test -s '$t/ctl/$units.service' &&
+		grep -qx 'WantedBy=timers.target' '$t/ctl/$units.timer' &&
+		grep -qx 'OnUnitActiveSec=1min' '$t/ctl/$units.timer'"
+doc=$t/ctl/usr/share/doc/zswbctl
+check "zswbctl: README.md, the admin guide and the node_exporter drop-in in /usr/share/doc/zswbctl" \
+	sh -c "zcat '$doc/README.md.gz' | cmp -s - README.md &&
+		zcat '$doc/zswap_wb.rst.gz' | cmp -s - Documentation/zswap_wb.rst &&
+		grep -q '^ExecStart=.*--collector.vmstat.fields=.*pgrotated.*zswp' \
+			'$doc/examples/prometheus-node-exporter-zswap_wb.conf'"
+
+# 8: zswbctl pulls no interpreter onto a node; the plot helper carries it.
 plot_deb=$(ls "$debdir"/zswbctl-plot_*_all.deb 2>/dev/null)
 ctl_dep=$(dpkg-deb -f "$ctl_deb" Depends Pre-Depends Recommends)
 plot_dep=$(dpkg-deb -f "$plot_deb" Depends 2>/dev/null)
@@ -168,7 +190,7 @@ check "zswbctl depends on shared libraries only; zswbctl-plot on python3 and mat
 		! echo '$ctl_dep' | grep -qi 'python\|matplotlib' &&
 		echo '$plot_dep' | grep -q 'python3,.*python3-matplotlib'"
 
-# 7..10: a stock kernel in the private root.
+# 9..14: a stock kernel in the private root.
 stock_ok=0 abi="6.12.*+deb12"
 start=$SECONDS
 if apt_lists && roottar=$(mkroot_tar) && get_stock; then
@@ -219,12 +241,18 @@ dkms_first() {
 	[ "$rc" = 77 ] && grep -q "BUILD_EXCLUSIVE" "$t/b5.log" || { log "$t/b5.log"; return 1; }
 	[ -z "$(find "$r/lib/modules" -name 'zswap_wb.ko*')" ]
 }
+# files ROOT: every file of ROOT but dpkg's database, logs and caches.
+files() {
+	(cd "$1" && find . -xdev \( -path ./proc -o -path ./debs -o -path ./var/lib/dpkg -o \
+		-path ./var/log -o -path ./var/cache -o -path ./tmp \) -prune -o -print) | sort
+}
 # The two packages every node of the fleet installs, in one dpkg -i as
 # fleet_test.sh does, where python3 is not; the tool runs there.
 node_install() {
 	local r=$t/r0 rc
 	newroot "$r" && cp "$ctl_deb" "$r/debs/" || return 1
 	[ ! -e "$r/usr/bin/python3" ] || { echo "# the private root has python3"; return 1; }
+	files "$r" > "$t/files.before"
 	in_root "$r" sh -c "dpkg -i /debs/zswap-wb-dkms_*.deb /debs/zswbctl_*.deb" > "$t/n1.log" 2>&1
 	rc=$?
 	echo "# dpkg -i zswap-wb-dkms zswbctl: $rc"
@@ -232,18 +260,55 @@ node_install() {
 	in_root "$r" zswbctl --version > "$t/n2.log" 2>&1 || { log "$t/n2.log"; return 1; }
 	grep -q "^zswbctl $ver_conf" "$t/n2.log"
 }
+# The timer enabled by the package's postinst; the service's command, as
+# systemd would run it, where no module is: zswap_wb_up 0 alone, an exit
+# status that the unit counts as success.
+node_timer() {
+	local r=$t/r0 en cmd ok rc prom=$t/r0/var/lib/prometheus/node-exporter/zswap_wb.prom
+	en=$(systemctl --root="$r" is-enabled zswbctl-prometheus.timer 2>&1)
+	echo "# systemctl --root is-enabled zswbctl-prometheus.timer: $en"
+	[ "$en" = enabled ] && [ -L "$r/etc/systemd/system/timers.target.wants/zswbctl-prometheus.timer" ] ||
+		return 1
+	cmd=$(sed -n 's/^ExecStart=//p' "$r/$units.service")
+	ok="0 $(sed -n 's/^SuccessExitStatus=//p' "$r/$units.service")"
+	in_root "$r" sh -c "$cmd" > "$t/n3.log" 2>&1
+	rc=$?
+	echo "# $cmd: exit $rc (success: $ok)"
+	log "$t/n3.log"
+	case " $ok " in *" $rc "*) ;; *) return 1 ;; esac
+	log "$prom"
+	grep -qx 'zswap_wb_up 0' "$prom" && [ "$(stat -c %a "$prom")" = 644 ] &&
+		[ "$(grep -v '^#' "$prom" | sed 's/[{ ].*//' | tr '\n' ' ')" = "zswap_wb_up zswap_wb_build_info " ]
+}
+# Purged, the packages leave nothing: the same files as before them.
+node_purge() {
+	local r=$t/r0 rc
+	in_root "$r" dpkg --purge zswbctl zswap-wb-dkms > "$t/n4.log" 2>&1
+	rc=$?
+	echo "# dpkg --purge zswbctl zswap-wb-dkms: $rc"
+	[ "$rc" = 0 ] || { log "$t/n4.log"; return 1; }
+	files "$r" > "$t/files.after"
+	diff "$t/files.before" "$t/files.after" > "$t/files.diff"
+	log "$t/files.diff"
+	[ ! -s "$t/files.diff" ]
+}
 if [ $stock_ok = 1 ]; then
 	check "zswap-wb-dkms and zswbctl install together where python3 is not, and zswbctl runs" \
 		node_install
+	check "zswbctl-prometheus.timer enabled on install; its service writes zswap_wb_up 0 where no module is" \
+		node_timer
+	check "dpkg --purge zswbctl zswap-wb-dkms leaves no file of theirs" node_purge
 	check "stock $kver headers, then zswap-wb-dkms: both install, dkms says why it skips" stock_first
 	check "zswap-wb-dkms, then stock $kver headers: both install, dkms says why it skips" dkms_first
 else
 	ktap_test_fail "zswap-wb-dkms and zswbctl install together: no private root"
+	ktap_test_fail "zswbctl-prometheus.timer enabled on install: no private root"
+	ktap_test_fail "dpkg --purge zswbctl zswap-wb-dkms: no private root"
 	ktap_test_fail "stock $kver headers, then zswap-wb-dkms: no private root"
 	ktap_test_fail "zswap-wb-dkms, then stock $kver headers: no private root"
 fi
 
-# 11: the hooked kernel's packages of make kernel-deb.
+# 15: the hooked kernel's packages of make kernel-deb.
 hooked() {
 	local r=$t/r3 rc1 rc2 krel ko
 	newroot "$r" && cp "$kimg" "$khdr" "$r/debs/" || return 1
