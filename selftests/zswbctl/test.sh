@@ -21,9 +21,9 @@ tool=$top/tools/zswbctl
 . "$top/tools/kernel/common.sh"
 # The build, the Prometheus text parser (Debian's python3, not whatever
 # python3 comes first in PATH) and promtool, the man page linters, chattr
-# and setpriv.
+# and setpriv, and strace (how prometheus replaces its FILE).
 zswb_need gcc libc6-dev make python3 python3-prometheus-client prometheus groff-base \
-	man-db e2fsprogs util-linux
+	man-db e2fsprogs util-linux strace
 py=/usr/bin/python3
 tmp=$(mktemp -d)
 immutable=()
