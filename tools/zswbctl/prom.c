@@ -2,8 +2,10 @@
 /*
  * zswbctl: "prometheus", the parameters, statistics and free-latency
  * histogram in the Prometheus text format (version 0.0.4), the host's and
- * each policy scope's (a "scope" label), on stdout or
- * in a file replaced atomically for node_exporter's textfile collector.
+ * each policy scope's (a "scope" label), after zswap_wb_up and the build
+ * info, on stdout or in a file replaced atomically for node_exporter's
+ * textfile collector. A module that cannot be read is zswap_wb_up 0 and
+ * the build info alone: none of its series outlives it.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
