@@ -20,8 +20,8 @@
 #    itself: ab_stat_test.c; its calibration: ab_calibrate.c);
 #  - the JSON report's schema, the CSV round trip;
 #  - prometheus: the scope families and zswap_wb_scope_info, checked by
-#    promtool check metrics; promtool test rules on the shipped rules, and
-#    on a broken copy of them, which must fail;
+#    promtool check metrics; promtool test rules on the shipped recording
+#    and alerting rules, and on broken copies of them, which must fail;
 #  - zswbctl-plot draws PNG and SVG, refuses what it cannot draw.
 # Prints KTAP.
 set -u
@@ -42,7 +42,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 74
+ktap_set_plan 81
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -644,6 +644,32 @@ sed -e 's/rate(node_vmstat_pgrotated\[5m\]) \/ rate(node_vmstat_zswpwb\[5m\])/ra
 (cd "$tmp/broken" && promtool test rules zswap_wb.rules.test.yml) >"$tmp/out" 2>&1
 [ $? != 0 ] && grep -q "pgrotated_per_zswpwb" "$tmp/out"
 res $? "promtool test rules fails on a rotated ratio upside down"
+
+# The alerting rules: each fires, and not on an idle host, a policy off,
+# a spell shorter than its for: or a module back; broken copies must fail.
+promtool check rules "$rules/zswap_wb.alerts.yml" >"$tmp/out" 2>"$tmp/err"
+res $? "promtool check rules: the shipped alerting rules"
+(cd "$rules" && promtool test rules zswap_wb.alerts.test.yml) >"$tmp/out" 2>"$tmp/err"
+res $? "promtool test rules: each alert fires, and not when idle, off, brief or back"
+cp "$rules/zswap_wb.alerts.test.yml" "$tmp/broken/"
+# alerts_broken SED DESC: the alerts edited by SED must fail their tests,
+# naming the alert that went wrong.
+alerts_broken() {
+	sed -e "$1" "$rules/zswap_wb.alerts.yml" >"$tmp/broken/zswap_wb.alerts.yml"
+	(cd "$tmp/broken" && promtool test rules zswap_wb.alerts.test.yml) >"$tmp/out" 2>&1
+	[ $? != 0 ] && grep -q "alertname: $2" "$tmp/out"
+}
+alerts_broken 's/ - rate(zswap_wb_scope_fallbacks_total\[5m\])//' ZswapWbFreesBehind
+res $? "promtool test rules fails on frees behind that counts folios no policy took"
+alerts_broken 's/zswap_wb_scope_info{sync_free="Y"} or //' ZswapWbFreesBehind
+res $? "promtool test rules fails on frees behind that ignores sync_free"
+alerts_broken '/increase(zswap_wb_scope_raced_total/d' ZswapWbFoliosStuck
+res $? "promtool test rules fails on stuck folios that a swapin claimed"
+alerts_broken '/^ *for: /d' ZswapWbDown
+res $? "promtool test rules fails on alerts without their for:"
+grep -q 'zswap_wb.alerts.yml' "$here/Makefile" && grep -q 'zswap_wb.alerts.test.yml' "$here/Makefile" &&
+	grep -qx 'usr/share/zswbctl/prometheus' "$ZSWB_TOP/debian/zswbctl.install"
+res $? "make install ships the alerts and their tests; the zswbctl package takes them"
 
 # zswbctl-plot: PNG and SVG from a report; refusals.
 plot=$here/zswbctl-plot
