@@ -65,6 +65,7 @@ struct run *ab_run_new(enum run_kind kind, int pair, char side)
 	r->pair = pair;
 	r->side = side;
 	r->exit = 0;
+	r->host = NULL;
 	for (i = 0; i < AB_MAX_METRICS; i++)
 		r->val[i] = NAN;
 	return r;

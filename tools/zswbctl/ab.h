@@ -34,6 +34,7 @@ struct run {
 	int pair;		/* 0: the warm-up and the A/A pair; 1..N */
 	char side;		/* 'A', 'B', ... */
 	int exit;		/* the command's status, as a shell gives it */
+	char *host;		/* zswbctl fleet: the host measured; else NULL */
 	double val[AB_MAX_METRICS];
 };
 
@@ -47,6 +48,14 @@ struct side {
 struct ab_state {
 	/* the options */
 	bool concurrent, drop_caches, warmup, all;
+	/*
+	 * zswbctl fleet (or a CSV it wrote): each run is a host's value; pair
+	 * N is host N, with a run of each side when paired by host, of one
+	 * side when unpaired (the rank-sum test). fleet_what: the header's
+	 * words for where the values came from.
+	 */
+	bool fleet, unpaired;
+	const char *fleet_what;
 	int pairs;		/* pairs to run, the least with --precision */
 	int max_pairs;		/* --precision: the most; 0 without it */
 	double alpha;		/* --alpha */
@@ -96,6 +105,7 @@ int ab_run_all(void);
 void ab_cleanup(void);
 
 /* ab_report.c */
+bool ab_fleet_unpaired(void);
 int ab_primary(void);
 double ab_primary_halfwidth(void);
 void ab_report_text(FILE *f);

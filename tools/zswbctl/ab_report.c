@@ -18,6 +18,11 @@
  * alpha are expected to be false. A comparison that moves many counters
  * at once (a policy that frees folios moves a dozen) keeps its power, as
  * it would not under a family-wise correction such as Holm's.
+ *
+ * zswbctl fleet reports through the same code, each run a host's value
+ * (ab.fleet): paired by host where every host runs both arms (pair N is
+ * host N, as above), unpaired where each runs one (ab.unpaired): then the
+ * A hosts' values against the B hosts', by ab_stat_unpaired().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -150,6 +155,64 @@ static const struct run *paired(int m, int k, int i)
 }
 
 /*
+ * Unpaired (ab.unpaired): the A hosts' values of metric @m against side
+ * @k's into @c, as compare() does (@c->d: side k's values on @c's scale,
+ * less the median of A's). -1 if out of memory.
+ */
+static int compare_unpaired(int m, int k, struct cmp *c)
+{
+	double *v[2], *w[2], first = NAN;
+	int n[2] = { 0, 0 }, i, j;
+	const struct run *r;
+	bool log_ok = true;
+
+	v[0] = malloc(4 * (ab.nr_runs + 1) * sizeof(*v[0]));
+	if (!v[0])
+		return -1;
+	v[1] = v[0] + ab.nr_runs + 1;
+	w[0] = v[1] + ab.nr_runs + 1;
+	w[1] = w[0] + ab.nr_runs + 1;
+	for (i = 0; i < ab.nr_runs; i++) {
+		r = &ab.runs[i];
+		if (isnan(r->val[m]) || r->exit || r->kind != RUN_PAIR ||
+		    (r->side != 'A' && r->side != 'A' + k))
+			continue;
+		c->measured = true;
+		j = r->side != 'A';
+		v[j][n[j]++] = r->val[m];
+		log_ok &= r->val[m] > 0;
+		if (isnan(first))
+			first = r->val[m];
+		/* tested: some value differs from another */
+		c->tested |= r->val[m] != first;
+	}
+	c->scale = log_ok ? SCALE_LOG : SCALE_DIFF;
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < n[j]; i++)
+			w[j][i] = log_ok ? log(v[j][i]) : v[j][i];
+	c->tested &= n[0] && n[1];
+	if (ab_stat_unpaired(w[0], n[0], w[1], n[1], ab.alpha, &c->st)) {
+		free(v[0]);
+		return -1;
+	}
+	c->d = malloc((n[1] + 1) * sizeof(*c->d));
+	if (!c->d) {
+		free(v[0]);
+		return -1;
+	}
+	/* for the plot: each B host against A's median, on the scale */
+	for (i = 0; i < n[1]; i++)
+		c->d[i] = w[1][i] - ab_stat_median(w[0], n[0]);
+	for (j = 0; j < 2; j++) {
+		c->med[j] = ab_stat_median(v[j], n[j]);
+		c->min[j] = n[j] ? v[j][0] : NAN;
+		c->max[j] = n[j] ? v[j][n[j] - 1] : NAN;
+	}
+	free(v[0]);
+	return 0;
+}
+
+/*
  * Compare metric @m of side @k (1: B, ...) with A into @c, @c->d allocated
  * (the caller frees it); -1 if out of memory.
  */
@@ -170,6 +233,13 @@ static int compare(int m, int k, struct cmp *c)
 	c->p_adj = NAN;
 	c->aa = NAN;
 	c->primary = k == 1 && m == ab_primary();
+	if (ab.unpaired) {
+		free(v[0]);
+		if (!compare_unpaired(m, k, c))
+			return 0;
+		msg("out of memory");
+		return -1;
+	}
 	for (i = 0; i < ab.nr_runs; i++) {
 		r = &ab.runs[i];
 		if (isnan(r->val[m]) || r->exit)
@@ -331,6 +401,28 @@ static int min_pairs(void)
 	return n;
 }
 
+/*
+ * The fewest hosts in each arm that can reach alpha, unpaired: samples of
+ * equal size do best.
+ */
+static int min_hosts(void)
+{
+	int n = 1;
+
+	while (!ab_ranksum_can_reach(n, n, ab.alpha))
+		n++;
+	return n;
+}
+
+/* How many were compared, as a verdict says it: "10 pairs", "10 hosts", "5 + 6 hosts". */
+static void fmt_count(char *buf, size_t len, const struct ab_paired *st)
+{
+	if (ab.unpaired)
+		snprintf(buf, len, "%d + %d hosts", st->nx, st->ny);
+	else
+		snprintf(buf, len, "%d %s", st->n, ab.fleet ? "hosts" : "pairs");
+}
+
 /* Whether higher is slower: the command's run time. */
 static bool is_time(int m)
 {
@@ -341,42 +433,47 @@ static bool is_time(int m)
 static void verdict(const struct cmp *c, char *buf, size_t len)
 {
 	double e = pct(c, c->st.est), lo = pct(c, c->st.lo), hi = pct(c, c->st.hi);
-	char p[32], side = 'A' + c->side;
+	char p[32], n[32], side = 'A' + c->side;
 	const char *adj = c->primary ? "" : " (adjusted)";
 	double t;
 
 	fmt_p(p, sizeof(p), c->primary ? c->st.p : c->p_adj);
-	if (!c->st.n) {
-		snprintf(buf, len, "no pair measured it");
+	fmt_count(n, sizeof(n), &c->st);
+	if (!c->st.n || (ab.unpaired && (!c->st.nx || !c->st.ny))) {
+		snprintf(buf, len, "no %s measured it", ab.fleet ? "host of each arm" : "pair");
 	} else if (!c->tested) {
-		snprintf(buf, len, "no difference: the same in each of %d pairs", c->st.n);
+		snprintf(buf, len, "no difference: the same in each of %s", n);
+	} else if (c->st.too_few && ab.unpaired) {
+		snprintf(buf, len, "too few hosts to judge: %s cannot reach p <= %g; %s %d %s",
+			 n, ab.alpha, "it takes", min_hosts(), "in each arm");
 	} else if (c->st.too_few) {
-		snprintf(buf, len, "too few pairs to judge: %d cannot reach p <= %g; %s %d",
-			 c->st.n, ab.alpha, "run at least", min_pairs());
+		snprintf(buf, len, "too few %s to judge: %d cannot reach p <= %g; %s %d",
+			 ab.fleet ? "hosts" : "pairs", c->st.n, ab.alpha,
+			 ab.fleet ? "it takes" : "run at least", min_pairs());
 	} else if (differs(c) && isnan(e)) {
-		snprintf(buf, len, "%c is %.4g %s [%.4g, %.4g] %s, p = %s%s, %d pairs", side,
+		snprintf(buf, len, "%c is %.4g %s [%.4g, %.4g] %s, p = %s%s, %s", side,
 			 fabs(c->st.est), c->st.est > 0 ? "higher" : "lower",
 			 c->st.est > 0 ? c->st.lo : -c->st.hi, c->st.est > 0 ? c->st.hi : -c->st.lo,
-			 "where A's median is 0", p, adj, c->st.n);
+			 "where A's median is 0", p, adj, n);
 	} else if (differs(c)) {
 		if (e < 0) {	/* the interval as a magnitude, the smaller end first */
 			t = -hi;
 			hi = -lo;
 			lo = t;
 		}
-		snprintf(buf, len, "%c is %.1f%% %s [%.1f%%, %.1f%%], p = %s%s, %d pairs", side,
+		snprintf(buf, len, "%c is %.1f%% %s [%.1f%%, %.1f%%], p = %s%s, %s", side,
 			 fabs(e), is_time(c->m) ? (e > 0 ? "slower" : "faster") :
-			 (e > 0 ? "higher" : "lower"), lo, hi, p, adj, c->st.n);
+			 (e > 0 ? "higher" : "lower"), lo, hi, p, adj, n);
 	} else if (isnan(e)) {
-		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] %s, p = %s%s, %d pairs",
-			 c->st.lo, c->st.hi, "where A's median is 0", p, adj, c->st.n);
+		snprintf(buf, len, "no difference detected: [%+.4g, %+.4g] %s, p = %s%s, %s",
+			 c->st.lo, c->st.hi, "where A's median is 0", p, adj, n);
 	} else if (!c->primary && (c->st.lo > 0 || c->st.hi < 0)) {
 		/* the interval is the metric's own: the family's correction is in p */
-		snprintf(buf, len, "%s: [%+.1f%%, %+.1f%%] unadjusted, p = %s (adjusted), %d pairs",
-			 "not different after the adjustment", lo, hi, p, c->st.n);
+		snprintf(buf, len, "%s: [%+.1f%%, %+.1f%%] unadjusted, p = %s (adjusted), %s",
+			 "not different after the adjustment", lo, hi, p, n);
 	} else {
-		snprintf(buf, len, "no difference detected: [%+.1f%%, %+.1f%%], p = %s%s, %d pairs",
-			 lo, hi, p, adj, c->st.n);
+		snprintf(buf, len, "no difference detected: [%+.1f%%, %+.1f%%], p = %s%s, %s",
+			 lo, hi, p, adj, n);
 	}
 }
 
@@ -495,6 +592,21 @@ static void host_check(FILE *f, const struct cmp *c)
 		      "host was not steady at the start; look at the runs (--csv)\n", f);
 }
 
+/* zswbctl fleet's first line: where the values came from, how many hosts. */
+static void fleet_header(FILE *f)
+{
+	int n[2] = { 0, 0 }, i;
+
+	for (i = 0; i < ab.nr_runs; i++)
+		if (ab.runs[i].kind == RUN_PAIR && ab.runs[i].side <= 'B')
+			n[ab.runs[i].side - 'A']++;
+	fprintf(f, "zswbctl fleet: %s\n", ab.fleet_what ? ab.fleet_what : ab.from_csv);
+	if (ab.unpaired)
+		fprintf(f, "%d hosts in A, %d in B, each host in one arm (unpaired)\n", n[0], n[1]);
+	else
+		fprintf(f, "%d hosts, each running both arms (paired by host)\n", ab.pairs_run);
+}
+
 /*
  * The text report, as benchstat prints one: per side the primary metric,
  * the secondary metrics that differ (every metric with --all), then the
@@ -508,18 +620,27 @@ void ab_report_text(FILE *f)
 
 	if (!all)
 		return;
-	fprintf(f, "zswbctl ab: %s, %d pairs\n", ab.from_csv ? ab.from_csv :
-		ab.concurrent ? "concurrent (A and B at once, sides swapped each pair)" :
-		ab.nr_sides == 2 ? "sequential (A B, B A, ...)" :
-				   "sequential (each side next to an A run, mirrored each pair)",
-		ab.pairs_run);
+	if (ab.fleet)
+		fleet_header(f);
+	else
+		fprintf(f, "zswbctl ab: %s, %d pairs\n", ab.from_csv ? ab.from_csv :
+			ab.concurrent ? "concurrent (A and B at once, sides swapped each pair)" :
+			ab.nr_sides == 2 ? "sequential (A B, B A, ...)" :
+			"sequential (each side next to an A run, mirrored each pair)",
+			ab.pairs_run);
 	for (k = 0; k < ab.nr_sides; k++)
 		fprintf(f, "%c: %s\n", 'A' + k, *ab.side[k].spec ? ab.side[k].spec : "(as set)");
 	fprintf(f, "primary: %s, at alpha %g\n", ab.metric, ab.alpha);
-	fprintf(f, "change: Hodges-Lehmann, with its %g%% interval; %s\n%s\n", 100 * (1 - ab.alpha),
-		"p: Wilcoxon signed-rank, exact up",
-		"to 200 pairs; the secondary metrics' p: Benjamini-Hochberg adjusted");
-	if (prim >= 0)
+	if (ab.unpaired)
+		fprintf(f, "change: Hodges-Lehmann shift, with its %g%% interval; %s\n%s\n",
+			100 * (1 - ab.alpha), "p: Wilcoxon rank-sum",
+			"(Mann-Whitney), exact up to 100 hosts; each host in one arm, unpaired");
+	else
+		fprintf(f, "change: Hodges-Lehmann, with its %g%% interval; %s\n%s\n",
+			100 * (1 - ab.alpha), "p: Wilcoxon signed-rank, exact up",
+			ab.fleet ? "to 200 hosts; paired by host, each host runs both arms" :
+			"to 200 pairs; the secondary metrics' p: Benjamini-Hochberg adjusted");
+	if (prim >= 0 && !ab.fleet)
 		host_check(f, &all[prim]);
 	name_width = 24;
 	for (m = 0; m < nm; m++)
@@ -617,6 +738,10 @@ static void json_cmp(json_writer_t *w, const struct cmp *c, int j)
 		return;
 	}
 	jsonw_int_field(w, "pairs", c->st.n);
+	if (ab.unpaired) {
+		jsonw_int_field(w, "hosts_a", c->st.nx);
+		jsonw_int_field(w, "hosts_b", c->st.ny);
+	}
 	jsonw_string_field(w, "scale", scale_names[c->scale]);
 	json_double_field(w, "estimate", pct(c, c->st.est));
 	json_double_field(w, "ci_low", pct(c, c->st.lo));
@@ -636,7 +761,7 @@ static void json_cmp(json_writer_t *w, const struct cmp *c, int j)
 	jsonw_bool_field(w, "too_few", c->tested && c->st.too_few);
 	jsonw_name(w, "ratios");
 	jsonw_start_array(w);
-	for (j = 0; c->scale != SCALE_DIFF && j < c->st.n; j++)
+	for (j = 0; c->scale != SCALE_DIFF && j < (ab.unpaired ? c->st.ny : c->st.n); j++)
 		json_double(w, c->scale == SCALE_LOG ? exp(c->d[j]) : 1 + c->d[j]);
 	jsonw_end_array(w);
 	verdict(c, buf, sizeof(buf));
@@ -665,16 +790,31 @@ void ab_report_json(void)
 	}
 	jsonw_pretty(w, true);
 	jsonw_start_object(w);
-	jsonw_string_field(w, "mode", ab.concurrent ? "concurrent" : "sequential");
+	jsonw_string_field(w, "mode", ab.unpaired ? "fleet-unpaired" : ab.fleet ? "fleet-paired" :
+			   ab.concurrent ? "concurrent" : "sequential");
 	jsonw_int_field(w, "pairs", ab.pairs_run);
 	jsonw_string_field(w, "primary", ab.metric);
 	json_double_field(w, "alpha", ab.alpha);
+	if (ab.fleet)
+		jsonw_string_field(w, "source", ab.fleet_what ? ab.fleet_what : ab.from_csv);
 	jsonw_name(w, "method");
 	jsonw_start_object(w);
-	jsonw_string_field(w, "pairing", "each run of a side with the nearest A run of its pair");
-	jsonw_string_field(w, "test", "Wilcoxon signed-rank, two-sided, exact up to 200 pairs");
-	jsonw_string_field(w, "estimate", "Hodges-Lehmann, as a % change of A");
-	jsonw_string_field(w, "interval", "exact, from the signed-rank law");
+	if (ab.unpaired) {
+		jsonw_string_field(w, "pairing", "none: each host in one arm");
+		jsonw_string_field(w, "test",
+				   "Wilcoxon rank-sum (Mann-Whitney), two-sided, exact up to 100 hosts");
+		jsonw_string_field(w, "estimate",
+				   "Hodges-Lehmann shift (median of B - A), as a % change of A");
+		jsonw_string_field(w, "interval", "exact, from the rank-sum law");
+		jsonw_string_field(w, "ratios", "each B host against A's median");
+	} else {
+		jsonw_string_field(w, "pairing", ab.fleet ? "by host: each host runs both arms" :
+				   "each run of a side with the nearest A run of its pair");
+		jsonw_string_field(w, "test",
+				   "Wilcoxon signed-rank, two-sided, exact up to 200 pairs");
+		jsonw_string_field(w, "estimate", "Hodges-Lehmann, as a % change of A");
+		jsonw_string_field(w, "interval", "exact, from the signed-rank law");
+	}
 	jsonw_string_field(w, "secondary", "Benjamini-Hochberg adjusted p");
 	jsonw_end_object(w);
 	jsonw_name(w, "command");
@@ -704,6 +844,8 @@ void ab_report_json(void)
 		jsonw_int_field(w, "pair", r->pair);
 		jsonw_string_field(w, "side", key);
 		jsonw_int_field(w, "exit", r->exit);
+		if (r->host)
+			jsonw_string_field(w, "host", r->host);
 		jsonw_name(w, "metrics");
 		jsonw_start_object(w);
 		for (m = 0; m < ab.nr_metrics; m++)
@@ -756,7 +898,9 @@ int ab_write_csv(const char *path)
 		msg("cannot write %s: %s", path, strerror(errno));
 		return 1;
 	}
-	fputs("run,kind,pair,side,settings,exit", f);
+	/* zswbctl fleet's: a host column before the metrics */
+	fputs(ab.fleet ? "run,kind,pair,side,settings,exit,host" :
+	      "run,kind,pair,side,settings,exit", f);
 	for (m = 0; m < ab.nr_metrics; m++)
 		fprintf(f, ",%s", ab.metric_name[m]);
 	fputc('\n', f);
@@ -765,6 +909,8 @@ int ab_write_csv(const char *path)
 		fprintf(f, "%d,%s,%d,%c,", i, ab_kind_names[r->kind], r->pair, r->side);
 		csv_settings(f, r->side - 'A');
 		fprintf(f, ",%d", r->exit);
+		if (ab.fleet)
+			fprintf(f, ",%s", r->host ? r->host : "");
 		for (m = 0; m < ab.nr_metrics; m++) {
 			fputc(',', f);
 			if (!isnan(r->val[m]))
@@ -834,10 +980,31 @@ static int csv_check_run(const char *path, int lineno, int kind, long pair, char
 	return EXIT_USAGE;
 }
 
-/* After the rows: every side has pair runs, and each of its runs an A run in its pair. */
+bool ab_fleet_unpaired(void)
+{
+	int i, j;
+
+	for (i = 0; i < ab.nr_runs; i++)
+		for (j = i + 1; j < ab.nr_runs; j++)
+			if (ab.runs[i].kind == RUN_PAIR && ab.runs[j].kind == RUN_PAIR &&
+			    ab.runs[i].pair == ab.runs[j].pair)
+				return false;
+	return true;
+}
+
+/*
+ * After the rows: every side has pair runs, and each of its runs an A run
+ * in its pair (a fleet's: or none has, each host in one arm).
+ */
 static int csv_check(const char *path)
 {
 	int k, i, n;
+
+	if (ab.fleet && ab.nr_sides > 2) {
+		msg("%s: a fleet's runs have two sides, A and B", path);
+		return EXIT_USAGE;
+	}
+	ab.unpaired = ab.fleet && ab_fleet_unpaired();
 
 	if (ab.nr_sides < 2) {
 		msg("%s: no run of side B: nothing to compare with A", path);
@@ -853,7 +1020,8 @@ static int csv_check(const char *path)
 		}
 	}
 	for (i = 0; i < ab.nr_runs; i++) {
-		if (ab.runs[i].kind == RUN_PAIR && ab.runs[i].side != 'A' && !partner(i)) {
+		if (ab.runs[i].kind == RUN_PAIR && ab.runs[i].side != 'A' && !ab.unpaired &&
+		    !partner(i)) {
 			msg("%s: pair %d has a run of side %c but none of side A", path,
 			    ab.runs[i].pair, ab.runs[i].side);
 			return EXIT_USAGE;
@@ -869,7 +1037,7 @@ static int csv_check(const char *path)
 int ab_read_csv(const char *path)
 {
 	char *line = NULL, *field[AB_MAX_METRICS + 8], *end;
-	int n, nf = 0, i, lineno = 0, ret = 0, idx[AB_MAX_METRICS + 8];
+	int n, nf = 0, i, lineno = 0, ret = 0, idx[AB_MAX_METRICS + 8], first = 6;
 	size_t cap = 0;
 	struct run *r;
 	double v;
@@ -895,7 +1063,13 @@ int ab_read_csv(const char *path)
 				    path, "run,kind,pair,side,settings,exit,...");
 				ret = EXIT_USAGE;
 			}
-			for (i = 6; i < n && !ret; i++) {
+			/* zswbctl fleet's: each run a host's */
+			first = 6;
+			if (!ret && n > 6 && !strcmp(field[6], "host")) {
+				ab.fleet = true;
+				first = 7;
+			}
+			for (i = first; i < n && !ret; i++) {
 				idx[i] = ab_metric_idx(field[i]);
 				if (idx[i] < 0) {
 					msg("%s: more than %d metrics", path, AB_MAX_METRICS);
@@ -953,7 +1127,18 @@ int ab_read_csv(const char *path)
 			if (ret)
 				break;
 		}
-		for (i = 6; i < n; i++) {
+		if (ab.fleet && !*field[6]) {
+			msg("%s:%d: no host", path, lineno);
+			ret = EXIT_USAGE;
+			break;
+		}
+		r->host = ab.fleet ? strdup(field[6]) : NULL;
+		if (ab.fleet && !r->host) {
+			msg("out of memory");
+			ret = 1;
+			break;
+		}
+		for (i = first; i < n; i++) {
 			if (!*field[i])
 				continue;
 			if (!ab_parse_double(field[i], &v) || !isfinite(v)) {
