@@ -11,7 +11,7 @@
  *
  * This file: the command table (each command's usage, help and options),
  * the global options, the usage and the exit codes. The commands are in
- * params.c, stats.c, ab.c and prom.c.
+ * params.c, stats.c, ab.c, fleet.c and prom.c.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -100,6 +100,20 @@ static const struct command commands[] = {
 	  "on the runs a --csv saved. 'zswbctl ab --help' lists its\n"
 	  "options. Exits 1 if a run of CMD failed, 127 if CMD is not\n"
 	  "found" },
+	/* fleet needs no module: it asks a Prometheus server; --json is its own */
+	{ "fleet", cmd_fleet, 1, -1, 0, false, NULL, false,
+	  "fleet --url URL --metric EXPR (--from TIME | --range DUR)\n"
+	  "    [--to TIME] (--a SETTINGS --b SETTINGS | --a-hosts LIST\n"
+	  "    --b-hosts LIST) [--json] [--csv FILE] [--alpha A]",
+	  "the verdict on a fleet's A/B comparison: EXPR from the\n"
+	  "Prometheus server at URL over the range, its mean per host\n"
+	  "and arm (the arms: the scopes' settings label, or lists of\n"
+	  "hosts), reported as ab does: paired by host (signed-rank)\n"
+	  "when every host runs both arms, else unpaired (rank-sum,\n"
+	  "Mann-Whitney). 'zswbctl fleet --help' lists its options.\n"
+	  "Exits 7 if no server answered, 8 if the query returned\n"
+	  "nothing, 9 if a host is in both arms, 10 if the range is\n"
+	  "shorter than the scrape interval" },
 	/* prometheus checks the module itself: without it, zswap_wb_up 0 */
 	{ "prometheus", cmd_prometheus, 0, 1, 0, false, no_opts, false,
 	  "prometheus [FILE]",
@@ -213,6 +227,10 @@ static int print_help(void)
 	      "  4   debugfs is not mounted\n"
 	      "  5   permission denied: debugfs is for root\n"
 	      "  6   the kernel is locked down and refused a debugfs file\n"
+	      "  7   fleet: no Prometheus server answered at the URL\n"
+	      "  8   fleet: the query returned nothing, or nothing for an arm\n"
+	      "  9   fleet: a host is in both arms\n"
+	      "  10  fleet: the range is shorter than the server's scrape interval\n"
 	      "  64  bad usage: unknown command or option, wrong arguments, invalid value\n"
 	      "  diff exits with the status of CMD (126, 127: cannot run; 128+N: signal N)\n"
 	      "\nEnvironment: ZSWB_SYSFS (default /sys/module/" MODNAME "),\n"
@@ -238,7 +256,7 @@ static int print_cmd_help(const struct command *c)
 	return 0;
 }
 
-/* "help [CMD]": the help, or that of CMD (ab prints its own). */
+/* "help [CMD]": the help, or that of CMD (ab and fleet print their own). */
 static int cmd_help(char **argv)
 {
 	char help[] = "--help", *ab_argv[] = { help, NULL };

@@ -4,8 +4,9 @@
  * table, the options, the usage and exit codes); params.c reads and sets
  * the module parameters; stats.c reads the statistics; prom.c writes them
  * in the Prometheus text format; ab.c runs an A/B comparison and reports
- * on it; common.c holds the file helpers and says
- * why the module or debugfs is not there; schema.c reads what the module
+ * on it; fleet.c reports on one from a Prometheus server's series
+ * (fleet_query.c asks the server); common.c holds the file helpers and
+ * says why the module or debugfs is not there; schema.c reads what the module
  * says of its statistics and parameters. Every JSON byte comes from
  * json_writer.c, the kernel's bpftool's.
  */
@@ -28,6 +29,10 @@
 #define EXIT_NODEBUGFS	4	/* debugfs is not mounted */
 #define EXIT_NOACCESS	5	/* debugfs refused us: not root */
 #define EXIT_LOCKDOWN	6	/* kernel lockdown refused a debugfs file */
+#define EXIT_NOSERVER	7	/* fleet: no Prometheus server answered at the URL */
+#define EXIT_NODATA	8	/* fleet: the query returned nothing, or nothing for an arm */
+#define EXIT_BOTHARMS	9	/* fleet: a host in both arms */
+#define EXIT_SHORTRANGE	10	/* fleet: a range shorter than the scrape interval */
 #define EXIT_USAGE	64	/* bad command line or value */
 
 /* What a command needs before it runs: check_dirs() checks it. */
@@ -184,5 +189,8 @@ int cmd_ab(char **argv);
 
 /* prom.c */
 int cmd_prometheus(char **argv);
+
+/* fleet.c */
+int cmd_fleet(char **argv);
 
 #endif /* ZSWBCTL_H */
