@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-stat zswbctl-calibrate patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-stat zswbctl-calibrate zswbctl-ranksum zswbctl-fleet patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -297,6 +297,11 @@ suite_zswbctl_calibrate() {
 		sed 's/^/# /' "$out/calibrate-make.log"
 	c_test ab_calibrate tools/zswbctl/zswbctl "$out"
 }
+# zswbctl fleet's unpaired arithmetic (rank-sum): published tables, its
+# definitions, and its calibration with a fixed seed.
+suite_zswbctl_ranksum() { c_test ab_ranksum_test selftests/zswbctl/ab_ranksum_fixtures.txt; }
+# zswbctl fleet against a real Prometheus, on a backfilled synthetic fleet.
+suite_zswbctl_fleet() { bash selftests/zswbctl/fleet_test.sh; }
 suite_patch_versions() { bash tools/kernel/check-versions.sh 2>/dev/null; }
 suite_dkms() { bash selftests/dkms_test.sh; }
 # Kbuild and dkms refuse a 32-bit kernel, without building one.
