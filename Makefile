@@ -87,7 +87,8 @@ kernel-deb:
 # $(DEBDIR), where the .deb, .dsc and .changes files land.
 DEBDIR = $(shell . tools/kernel/common.sh && echo $$ZSWB_CACHE/deb)
 deb:
-	. tools/kernel/common.sh && zswb_need dpkg-dev debhelper dh-dkms git gcc libc6-dev make
+	. tools/kernel/common.sh && zswb_need dpkg-dev debhelper dh-dkms git gcc libc6-dev make \
+		pkg-config libcurl4-openssl-dev libjansson-dev
 	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)/zswap-wb
 	git ls-files -z --cached --others --exclude-standard | \
 		tar --null -T - --ignore-failed-read -cf - | tar -C $(DEBDIR)/zswap-wb -xf -
