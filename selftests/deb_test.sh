@@ -54,6 +54,13 @@ in_root() {
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"' "$r" "$@"
 }
 
+# deb_depends DEB: the packages DEB depends on, but libc6, one a word
+# (the first of each alternative, without versions).
+deb_depends() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*//' |
+		awk '$1 != "libc6" && $1 != "" { print $1 }' | tr '\n' ' '
+}
+
 # apt's lists: a fresh machine may have none yet.
 apt_lists() {
 	[ -n "$(apt-cache pkgnames linux-headers-6.12.)" ] && return 0
@@ -62,7 +69,8 @@ apt_lists() {
 }
 
 # The private root: Debian 12 with dkms, the dependencies of zswap-wb-dkms
-# (dpkg -i does not fetch them) and of the stock headers, from the Debian
+# and zswbctl (dpkg -i does not fetch them; zswbctl's shared libraries, as
+# its package names them) and of the stock headers, from the Debian
 # archives apt is configured with; cached as a tarball.
 root_pkgs="dkms gcc linux-base gcc-12 make libelf1 libssl3 zlib1g pahole kmod"
 mkroot_tar() {
@@ -119,6 +127,7 @@ ctl_deb=$(ls "$debdir"/zswbctl_*_amd64.deb 2>/dev/null)
 changes=$(ls "$debdir"/zswap-wb_*.changes 2>/dev/null)
 if [ -n "$dkms_deb" ] && [ -n "$ctl_deb" ] && [ -n "$changes" ]; then
 	ktap_test_pass "make deb builds zswap-wb-dkms and zswbctl"
+	root_pkgs="$root_pkgs $(deb_depends "$ctl_deb")"
 else
 	tail -30 "$t/deb.log" | log
 	ktap_test_fail "make deb builds zswap-wb-dkms and zswbctl"

@@ -243,7 +243,13 @@ ctldeb=$(newest 'zswbctl_*_amd64.deb')
 . "$ZSWB_TOP/selftests/ktap.sh"
 ktap_print_header
 ktap_set_plan "$(echo $TESTS | wc -w)"
-img=$(bash "$ZSWB_TOP/tools/vm/mkrootfs.sh" 2> "$t/mkrootfs.log")
+# The guest image with the shared libraries zswbctl depends on (dpkg -i
+# does not fetch them), as its package names them.
+ctl_libs=
+[ -z "$ctldeb" ] || ctl_libs=$(dpkg-deb -f "$ctldeb" Depends | tr ',' '\n' |
+	sed 's/|.*//; s/(.*//' | awk '$1 != "libc6" && $1 != "" { print $1 }' | tr '\n' ' ')
+img=$(ZSWB_ROOTFS_NAME=rootfs-fleet ZSWB_ROOTFS_EXTRA="$ctl_libs" \
+	bash "$ZSWB_TOP/tools/vm/mkrootfs.sh" 2> "$t/mkrootfs.log")
 if [ -z "$img" ]; then
 	sed 's/^/# /' "$t/mkrootfs.log"
 	RES[boot]=fail
