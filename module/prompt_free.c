@@ -31,7 +31,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/llist.h>
@@ -93,12 +92,14 @@ static_assert(__alignof__(zswb_marks[0][0]) >= 2);
  * them. The writer frees its CPU's list before each writeback; the work
  * item, kicked when the list stops being empty, runs ZSWB_FREE_DELAY later
  * and frees what the writer left, so that a writeback burst is freed by
- * the writer itself without a context switch per batch.
+ * the writer itself without a context switch per batch. The work item is
+ * unbound: a queued folio is locked, and must not wait for a CPU that
+ * does not schedule its own kworker (design.rst, "A CPU that does not
+ * schedule").
  */
 struct zswb_pcp {
 	struct llist_head ended;
 	struct delayed_work work;
-	int cpu;		/* the CPU whose list this is */
 };
 
 #define ZSWB_FREE_DELAY 1	/* jiffies */
@@ -114,7 +115,6 @@ struct zswb_pcp {
 
 static DEFINE_PER_CPU(struct zswb_pcp, zswb_pcp);
 static struct workqueue_struct *zswb_wq;
-static int zswb_cpuhp_state;
 static void zswb_disarm_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(zswb_disarm_work, zswb_disarm_workfn);
 
@@ -223,13 +223,11 @@ static void zswb_queue(struct folio *folio, u64 ended, int slot)
 {
 	unsigned long word = ((unsigned long)ended & ~ZSWB_QUEUED_LOW) | slot << 1;
 	struct zswb_pcp *pcp;
-	int cpu;
 
 	if (folio_trylock(folio))
 		word |= ZSWB_QUEUED_LOCKED;
 	WRITE_ONCE(*zswb_mark_word(folio), word);
-	cpu = get_cpu();
-	pcp = per_cpu_ptr(&zswb_pcp, cpu);
+	pcp = get_cpu_ptr(&zswb_pcp);
 	/*
 	 * Up before the folio is on the list: a drain on another CPU may take
 	 * it (and count it down) as soon as it is.
@@ -237,8 +235,8 @@ static void zswb_queue(struct folio *folio, u64 ended, int slot)
 	this_cpu_inc(zswb_stats_of(slot)->queued);
 	/* The first folio on an empty list kicks the work item. */
 	if (llist_add(zswb_folio_node(folio), &pcp->ended))
-		queue_delayed_work_on(cpu, zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
-	put_cpu();
+		queue_delayed_work(zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
+	put_cpu_ptr(&zswb_pcp);
 }
 
 /*
@@ -907,7 +905,7 @@ static void zswb_leave(struct zswb_pcp *pcp, struct llist_node *first)
 	while (last->next)
 		last = last->next;
 	if (llist_add_batch(first, last, &pcp->ended))
-		queue_delayed_work_on(pcp->cpu, zswb_wq, &pcp->work, 0);
+		queue_delayed_work(zswb_wq, &pcp->work, 0);
 }
 
 /*
@@ -915,8 +913,7 @@ static void zswb_leave(struct zswb_pcp *pcp, struct llist_node *first)
  * LRU; the latencies and counters are summed here and added once for each
  * run of folios of one slot. A @writer (alloc_off_lru(), which does not
  * yield) takes ZSWB_WRITER_DRAIN of them at most and leaves the rest to
- * the work item; the work item and the hotplug callback take them all,
- * yielding between batches.
+ * the work item; the work item takes them all, yielding between batches.
  */
 static void zswb_drain(struct zswb_pcp *pcp, bool writer)
 {
@@ -991,13 +988,6 @@ static void zswb_free_workfn(struct work_struct *work)
 {
 	zswb_count(0, ZSWB_WORK_RUNS);
 	zswb_drain(container_of(to_delayed_work(work), struct zswb_pcp, work), false);
-}
-
-/* A CPU going offline: free what it queued now. */
-static int zswb_cpu_offline(unsigned int cpu)
-{
-	zswb_drain(per_cpu_ptr(&zswb_pcp, cpu), false);
-	return 0;
 }
 
 /*
@@ -1179,30 +1169,24 @@ static int zswb_prompt_free_init(void)
 {
 	int cpu, ret;
 
-	for_each_possible_cpu(cpu) {
+	for_each_possible_cpu(cpu)
 		INIT_DELAYED_WORK(&per_cpu_ptr(&zswb_pcp, cpu)->work, zswb_free_workfn);
-		per_cpu_ptr(&zswb_pcp, cpu)->cpu = cpu;
-	}
 	/* Dead and zero until async_free is on (zswb_pf_update()). */
 	ret = percpu_ref_init(&zswb_live, zswb_live_release, PERCPU_REF_INIT_DEAD,
 			      GFP_KERNEL);
 	if (ret)
 		return ret;
-	/* Per CPU and high priority: the folios are freed where their write ended. */
-	zswb_wq = alloc_workqueue("zswap_wb", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Unbound, on the CPUs of wq_unbound_cpumask (not the isolated ones),
+	 * and high priority: any CPU frees any CPU's list.
+	 */
+	zswb_wq = alloc_workqueue("zswap_wb", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!zswb_wq) {
 		ret = -ENOMEM;
 		goto err_ref;
 	}
-	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "mm/zswap_wb:online",
-					NULL, zswb_cpu_offline);
-	if (ret < 0)
-		goto err_wq;
-	zswb_cpuhp_state = ret;
 	return 0;
 
-err_wq:
-	destroy_workqueue(zswb_wq);
 err_ref:
 	percpu_ref_exit(&zswb_live);
 	return ret;
@@ -1235,7 +1219,6 @@ static void zswb_prompt_free_exit(void)
 	/* A kick can outlive the folios it was for: the writer freed them. */
 	for_each_possible_cpu(cpu)
 		cancel_delayed_work_sync(&per_cpu_ptr(&zswb_pcp, cpu)->work);
-	cpuhp_remove_state_nocalls(zswb_cpuhp_state);
 	destroy_workqueue(zswb_wq);
 	WARN_ON(zswb_live_on || zswb_pinned || !percpu_ref_is_zero(&zswb_live));
 	percpu_ref_exit(&zswb_live);
