@@ -28,6 +28,9 @@
  *   nothing.
  * - A folio's counters go to the slot its mark names, whatever happens to
  *   the scopes while it is in flight; its owner's scope decides (scope.c).
+ * - A queued folio whose page memory_failure() poisons, and leaves in the
+ *   swap cache because it is off the LRU, is freed at once, as stock's
+ *   memory_failure() drops a clean swap cache folio (zswb_poisoned()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,6 +49,7 @@
 #include <linux/rcupdate.h>
 #include <linux/swap.h>
 #include <linux/sched/clock.h>
+#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
 #include "zswap_wb.h"
@@ -236,6 +240,12 @@ static void zswb_queue(struct folio *folio, u64 ended, int slot)
 	/* The first folio on an empty list kicks the work item. */
 	if (llist_add(zswb_folio_node(folio), &pcp->ended))
 		queue_delayed_work(zswb_wq, &pcp->work, ZSWB_FREE_DELAY);
+	/*
+	 * Poisoned during its write, when zswb_poisoned() could not find it
+	 * on a list: out of the swap cache now, not a jiffy later.
+	 */
+	if (unlikely(folio_test_hwpoison(folio)))
+		mod_delayed_work(zswb_wq, &pcp->work, 0);
 	put_cpu_ptr(&zswb_pcp);
 }
 
@@ -909,23 +919,22 @@ static void zswb_leave(struct zswb_pcp *pcp, struct llist_node *first)
 }
 
 /*
- * Free the folios queued on @pcp's list in batches, or put them back on the
- * LRU; the latencies and counters are summed here and added once for each
- * run of folios of one slot. A @writer (alloc_off_lru(), which does not
- * yield) takes ZSWB_WRITER_DRAIN of them at most and leaves the rest to
- * the work item; the work item takes them all, yielding between batches.
+ * Free the folios of @list, taken from @pcp's list, in batches, or put them
+ * back on the LRU; the latencies and counters are summed here and added
+ * once for each run of folios of one slot. A @writer (alloc_off_lru(),
+ * which does not yield, or zswb_poisoned(), which cannot) takes
+ * ZSWB_WRITER_DRAIN of them at most and puts the rest back on @pcp's list
+ * for the work item; the work item takes them all, yielding between
+ * batches.
  */
-static void zswb_drain(struct zswb_pcp *pcp, bool writer)
+static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer)
 {
-	struct llist_node *pos, *next, *list;
+	struct llist_node *pos, *next;
 	struct folio_batch fbatch;
 	struct zswb_run run = { 0 };
 	struct zswb_tally t = { 0 };
 	unsigned long taken = 0;
 
-	list = llist_del_all(&pcp->ended);
-	if (!list)
-		return;
 	folio_batch_init(&fbatch);
 	llist_for_each_safe(pos, next, list) {
 		struct folio *folio = zswb_node_folio(pos);
@@ -983,6 +992,115 @@ static void zswb_drain(struct zswb_pcp *pcp, bool writer)
 	if (taken)
 		percpu_ref_put_many(&zswb_live, taken);
 }
+
+/* Free the folios queued on @pcp's list, or put them back: zswb_take(). */
+static void zswb_drain(struct zswb_pcp *pcp, bool writer)
+{
+	struct llist_node *list = llist_del_all(&pcp->ended);
+
+	if (list)
+		zswb_take(pcp, list, writer);
+}
+
+#ifdef CONFIG_MEMORY_FAILURE
+/*
+ * Take @folio off @pcp's list, if it is there, free it out of the swap
+ * cache (or put it back on the LRU, if something holds it), and put the
+ * rest of the list back. Whoever takes a list owns its nodes: a drain
+ * that took this list first frees the folio itself, a jiffy at most
+ * after its write ended.
+ */
+static bool zswb_take_poisoned(struct zswb_pcp *pcp, struct folio *folio)
+{
+	struct llist_node *node = zswb_folio_node(folio);
+	struct llist_node *list, **pos;
+	bool found = false;
+
+	list = llist_del_all(&pcp->ended);
+	for (pos = &list; *pos; pos = &(*pos)->next) {
+		if (*pos == node) {
+			*pos = node->next;
+			node->next = NULL;
+			found = true;
+			break;
+		}
+	}
+	if (list)
+		zswb_leave(pcp, list);
+	if (found)
+		zswb_take(pcp, node, true);
+	return found;
+}
+
+/*
+ * The ras:memory_failure_event tracepoint. memory_failure() handles only
+ * pages on the LRU or free (HWPoisonHandlable()): for a folio the module
+ * holds queued, off the LRU, it marks the page poisoned, gives up
+ * (MF_MSG_GET_HWPOISON, MF_IGNORED) and leaves it in the swap cache,
+ * where a fault would find it and get VM_FAULT_HWPOISON, a SIGBUS for a
+ * page whose copy on the swap device is good. Stock drops such a clean
+ * swap cache folio (me_swapcache_clean()), and the fault reads the page
+ * again: so does this, for a queued folio of the module. The page never
+ * returns to the allocator (free_pages_prepare() keeps poisoned pages
+ * out). Called with preemption off, under memory_failure()'s mutex, in
+ * the task that reported the error, which holds no reference on the
+ * folio.
+ */
+static void zswb_poisoned(void *data, unsigned long pfn, int type, int result)
+{
+	struct folio *folio;
+	struct page *page;
+	int cpu;
+
+	if (type != MF_MSG_GET_HWPOISON || result != MF_IGNORED)
+		return;
+	page = pfn_to_online_page(pfn);
+	if (!page)
+		return;
+	folio = page_folio(page);
+	if (folio_test_lru(folio) || !folio_test_swapcache(folio))
+		return;
+	for_each_possible_cpu(cpu)
+		if (zswb_take_poisoned(per_cpu_ptr(&zswb_pcp, cpu), folio))
+			return;
+}
+
+/* ras:memory_failure_event, found by name: the kernel does not export it. */
+static struct tracepoint *zswb_mf_event;
+
+static void zswb_find_mf_event(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "memory_failure_event"))
+		zswb_mf_event = tp;
+}
+
+static int zswb_poison_init(void)
+{
+	for_each_kernel_tracepoint(zswb_find_mf_event, NULL);
+	if (!zswb_mf_event) {
+		pr_info("no tracepoint memory_failure_event: a poisoned queued folio waits for its free\n");
+		return 0;
+	}
+	return tracepoint_probe_register(zswb_mf_event, zswb_poisoned, NULL);
+}
+
+static void zswb_poison_exit(void)
+{
+	if (!zswb_mf_event)
+		return;
+	tracepoint_probe_unregister(zswb_mf_event, zswb_poisoned, NULL);
+	tracepoint_synchronize_unregister();
+}
+#else
+static int zswb_poison_init(void)
+{
+	return 0;
+}
+
+static void zswb_poison_exit(void)
+{
+}
+#endif
 
 static void zswb_free_workfn(struct work_struct *work)
 {
@@ -1185,8 +1303,13 @@ static int zswb_prompt_free_init(void)
 		ret = -ENOMEM;
 		goto err_ref;
 	}
+	ret = zswb_poison_init();
+	if (ret)
+		goto err_wq;
 	return 0;
 
+err_wq:
+	destroy_workqueue(zswb_wq);
 err_ref:
 	percpu_ref_exit(&zswb_live);
 	return ret;
@@ -1210,6 +1333,8 @@ static void zswb_prompt_free_exit(void)
 {
 	int cpu;
 
+	/* Nothing is queued: the probe finds nothing to take. */
+	zswb_poison_exit();
 	/*
 	 * The release that queued the last disarm may still be returning,
 	 * from a put under RCU or from percpu_ref's own RCU callback.
