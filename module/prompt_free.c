@@ -911,11 +911,18 @@ static void zswb_tally_add(struct zswb_tally *t)
 static void zswb_leave(struct zswb_pcp *pcp, struct llist_node *first)
 {
 	struct llist_node *last = first;
+	bool poisoned = folio_test_hwpoison(zswb_node_folio(first));
 
-	while (last->next)
+	while (last->next) {
 		last = last->next;
-	if (llist_add_batch(first, last, &pcp->ended))
-		queue_delayed_work(zswb_wq, &pcp->work, 0);
+		poisoned |= folio_test_hwpoison(zswb_node_folio(last));
+	}
+	/*
+	 * A folio poisoned while a writer held it was not on the list for
+	 * zswb_poisoned() to find: its free is not left for a jiffy either.
+	 */
+	if (llist_add_batch(first, last, &pcp->ended) || poisoned)
+		mod_delayed_work(zswb_wq, &pcp->work, 0);
 }
 
 /*
@@ -1002,13 +1009,14 @@ static void zswb_drain(struct zswb_pcp *pcp, bool writer)
 		zswb_take(pcp, list, writer);
 }
 
-#ifdef CONFIG_MEMORY_FAILURE
+#if defined(CONFIG_MEMORY_FAILURE) && defined(CONFIG_TRACEPOINTS)
 /*
  * Take @folio off @pcp's list, if it is there, free it out of the swap
  * cache (or put it back on the LRU, if something holds it), and put the
- * rest of the list back. Whoever takes a list owns its nodes: a drain
- * that took this list first frees the folio itself, a jiffy at most
- * after its write ended.
+ * rest of the list back. Whoever takes a list owns its nodes: the work
+ * item's drain that took this list first frees the folio itself, and a
+ * writer's puts what it leaves back through zswb_leave(), which kicks the
+ * work item at once for a poisoned folio.
  */
 static bool zswb_take_poisoned(struct zswb_pcp *pcp, struct folio *folio)
 {
@@ -1055,14 +1063,22 @@ static void zswb_poisoned(void *data, unsigned long pfn, int type, int result)
 	if (type != MF_MSG_GET_HWPOISON || result != MF_IGNORED)
 		return;
 	page = pfn_to_online_page(pfn);
-	if (!page)
+	/* The module's folios are order 0. */
+	if (!page || PageTail(page))
 		return;
 	folio = page_folio(page);
-	if (folio_test_lru(folio) || !folio_test_swapcache(folio))
+	if (folio_test_large(folio) || folio_test_lru(folio) || !folio_test_swapcache(folio))
 		return;
 	for_each_possible_cpu(cpu)
 		if (zswb_take_poisoned(per_cpu_ptr(&zswb_pcp, cpu), folio))
 			return;
+	/*
+	 * Not on a list: a drain holds it, or it is not ours. Kick every
+	 * list's work item, for a writer's drain that puts it back.
+	 */
+	for_each_possible_cpu(cpu)
+		if (!llist_empty(&per_cpu_ptr(&zswb_pcp, cpu)->ended))
+			mod_delayed_work(zswb_wq, &per_cpu_ptr(&zswb_pcp, cpu)->work, 0);
 }
 
 /* ras:memory_failure_event, found by name: the kernel does not export it. */
@@ -1076,6 +1092,11 @@ static void zswb_find_mf_event(struct tracepoint *tp, void *priv)
 
 static int zswb_poison_init(void)
 {
+	/* On PREEMPT_RT the free path's spinlocks sleep: no probe there. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_info("PREEMPT_RT: a poisoned queued folio waits for its free\n");
+		return 0;
+	}
 	for_each_kernel_tracepoint(zswb_find_mf_event, NULL);
 	if (!zswb_mf_event) {
 		pr_info("no tracepoint memory_failure_event: a poisoned queued folio waits for its free\n");
