@@ -24,33 +24,19 @@
 #include <string.h>
 
 #include "ab_stat.h"
+#include "ab_unit.h"
 
-/* How close two computed probabilities must be. */
-#define TOL	(1.0 / (1ULL << 40))
 /* How close two computed estimates or counts must be, relatively. */
 #define RTOL	(1.0 / (1ULL << 30))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NR_CAL	((int)ARRAY_SIZE(cal))
 
-static int test_nr, failed;
-
-static void result(int ok, const char *fmt, double a, double b)
-{
-	printf("%s %d ", ok ? "ok" : "not ok", ++test_nr);
-	printf(fmt, a, b);
-	putchar('\n');
-	failed += !ok;
-}
-
-/* A fixed generator (xorshift64), so that every machine draws the same data. */
+/* The same data on every machine. */
 static unsigned long long rng = 0x2545f4914f6cdd1dULL;
 
 static double uniform(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return ((rng >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((xorshift64(&rng) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static double normal(void)

@@ -20,29 +20,14 @@
 #include <string.h>
 
 #include "ab_stat.h"
+#include "ab_unit.h"
 
-/* How close two computed probabilities must be. */
-#define TOL	(1.0 / (1ULL << 40))
-
-static int test_nr, failed;
-
-static void result(int ok, const char *fmt, double a, double b)
-{
-	printf("%s %d ", ok ? "ok" : "not ok", ++test_nr);
-	printf(fmt, a, b);
-	putchar('\n');
-	failed += !ok;
-}
-
-/* A fixed generator, so that every machine draws the same data. */
+/* The same data on every machine. */
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 
 static double uniform(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (rng >> 11) * (1.0 / 9007199254740992.0);
+	return (xorshift64(&rng) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /*
