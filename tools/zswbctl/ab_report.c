@@ -530,23 +530,101 @@ static void fmt_change(const struct cmp *c, char *buf, size_t len)
 	}
 }
 
-static int name_width;
+/*
+ * The table's columns: the name's width, the change's, and whether the
+ * medians and n are shown (all of them but where the terminal is narrow:
+ * table_fit()).
+ */
+static int name_width, change_width;
+static bool show_med, show_n;
 
-/* One row of the table: the metric, the medians, the change, p, the pairs. */
-static void row(FILE *f, const struct cmp *c)
+/* The narrowest name column: "B against A" heads it. */
+#define NAME_MIN	11
+
+/*
+ * Fit the table of the @n comparisons in @all to @width columns (0: no
+ * limit, the widths of a file). What gives, in order: the change column's
+ * padding, the name column down to NAME_MIN (a longer name goes on a line
+ * of its own, as it does anyway), n, then the medians. No number is cut.
+ * Where every column fits in its width in a file, the table is the file's.
+ */
+static void table_fit(const struct cmp *all, int n, int width)
 {
-	char change[96], p[32], med[2][16];
+	char buf[96];
+	int i, m, rest, full;
+
+	name_width = 24;
+	for (m = 0; m < ab.nr_metrics; m++)
+		if ((int)strlen(ab.metric_name[m]) > name_width)
+			name_width = strlen(ab.metric_name[m]);
+	if (name_width > 36)
+		name_width = 36;
+	change_width = 28;
+	show_med = true;
+	show_n = true;
+	/* as in a file where that fits: "  change p n *", " A B" */
+	if (!width || name_width + 2 + 28 + 7 + 4 + 2 + 18 <= width)
+		return;
+	change_width = strlen("change [interval]");
+	for (i = 0; i < n; i++) {
+		fmt_change(&all[i], buf, sizeof(buf));
+		if ((int)strlen(buf) > change_width)
+			change_width = strlen(buf);
+	}
+	full = name_width;
+	for (i = 0; i < 3; i++) {
+		show_n = i < 1;
+		show_med = i < 2;
+		/* "  change p", the " *" of a difference, " A B", " n" */
+		rest = 2 + change_width + 7 + 2 + (show_med ? 18 : 0) + (show_n ? 4 : 0);
+		if (width - rest >= NAME_MIN || i == 2) {
+			name_width = width - rest < full ? width - rest : full;
+			if (name_width < NAME_MIN)
+				name_width = NAME_MIN;
+			return;
+		}
+	}
+}
+
+/* The table's head for side @k against A. */
+static void table_head(FILE *f, int k)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%c against A", 'A' + k);
+	fprintf(f, "\n%-*s", name_width, buf);
+	if (show_med)
+		fprintf(f, " %8s %8c", "A", 'A' + k);
+	fprintf(f, "  %-*s %6s", change_width, "change [interval]", "p");
+	if (show_n)
+		fprintf(f, " %3s", "n");
+	fputc('\n', f);
+}
+
+/*
+ * One row of the table: the metric, the medians, the change, p, the pairs;
+ * a name wider than its column on a line of its own, cut to @width (0: no
+ * limit).
+ */
+static void row(FILE *f, const struct cmp *c, int width)
+{
+	char change[96], p[32], med[2][16], name[128];
+	const char *mn = ab.metric_name[c->m];
+	bool own = (int)strlen(mn) > name_width;
 
 	fmt_change(c, change, sizeof(change));
 	fmt_p(p, sizeof(p), c->primary ? c->st.p : c->p_adj);
 	fmt_num(med[0], sizeof(med[0]), c->med[0], false);
 	fmt_num(med[1], sizeof(med[1]), c->med[1], false);
-	/* a name longer than the column on a line of its own */
-	if ((int)strlen(ab.metric_name[c->m]) > name_width)
-		fprintf(f, "%s\n", ab.metric_name[c->m]);
-	fprintf(f, "%-*s %8s %8s  %-28s %6s %3d%s\n", name_width,
-		(int)strlen(ab.metric_name[c->m]) > name_width ? "" : ab.metric_name[c->m],
-		med[0], med[1], change, p, c->st.n, differs(c) ? " *" : "");
+	if (own)
+		fprintf(f, "%s\n", fit_name(name, sizeof(name), mn, width));
+	fprintf(f, "%-*s", name_width, own ? "" : mn);
+	if (show_med)
+		fprintf(f, " %8s %8s", med[0], med[1]);
+	fprintf(f, "  %-*s %6s", change_width, change, p);
+	if (show_n)
+		fprintf(f, " %3d", c->st.n);
+	fprintf(f, "%s\n", differs(c) ? " *" : "");
 }
 
 /* @c's A/A pair as a % change of its first run; NAN on diff or without the pair. */
@@ -562,8 +640,11 @@ static double aa_pct(const struct cmp *c)
 	}
 }
 
-/* The host check: the A/A pair against the pairs' noise, for @c (the primary). */
-static void host_check(FILE *f, const struct cmp *c)
+/*
+ * The host check: the A/A pair against the pairs' noise, for @c (the
+ * primary); a warning in one line where fit_print() folds it (@width).
+ */
+static void host_check(FILE *f, const struct cmp *c, int width)
 {
 	double *r, s;
 	bool pc;	/* on log and rel, a % of A */
@@ -588,8 +669,10 @@ static void host_check(FILE *f, const struct cmp *c)
 	free(r);
 	fprintf(f, " (a pair's noise, robust sd: %.2f%s)\n", pc ? 100 * s : s, pc ? "%" : "");
 	if (s > 0 && fabs(c->aa) > 3 * s)
-		fputs("warning: the A/A pair differs by more than 3 times the pairs' noise: the\n"
-		      "host was not steady at the start; look at the runs (--csv)\n", f);
+		fprintf(f, "%s%s%s\n",
+			"warning: the A/A pair differs by more than 3 times the pairs' noise: the",
+			width ? " " : "\n",
+			"host was not steady at the start; look at the runs (--csv)");
 }
 
 /* zswbctl fleet's first line: where the values came from, how many hosts. */
@@ -610,9 +693,9 @@ static void fleet_header(FILE *f)
 /*
  * The text report, as benchstat prints one: per side the primary metric,
  * the secondary metrics that differ (every metric with --all), then the
- * verdict in words. Within 100 columns.
+ * verdict in words. Within 100 columns, or @width (0: no limit).
  */
-void ab_report_text(FILE *f)
+static void report_text(FILE *f, int width)
 {
 	int m, k, i, failed = 0, shown, rest, zero, nm = ab.nr_metrics, prim = ab_primary();
 	struct cmp *all = compare_all(), *c;
@@ -632,28 +715,22 @@ void ab_report_text(FILE *f)
 		fprintf(f, "%c: %s\n", 'A' + k, *ab.side[k].spec ? ab.side[k].spec : "(as set)");
 	fprintf(f, "primary: %s, at alpha %g\n", ab.metric, ab.alpha);
 	if (ab.unpaired)
-		fprintf(f, "change: Hodges-Lehmann shift, with its %g%% interval; %s\n%s\n",
-			100 * (1 - ab.alpha), "p: Wilcoxon rank-sum",
+		fprintf(f, "change: Hodges-Lehmann shift, with its %g%% interval; %s%s%s\n",
+			100 * (1 - ab.alpha), "p: Wilcoxon rank-sum", width ? " " : "\n",
 			"(Mann-Whitney), exact up to 100 hosts; each host in one arm, unpaired");
 	else
-		fprintf(f, "change: Hodges-Lehmann, with its %g%% interval; %s\n%s\n",
+		fprintf(f, "change: Hodges-Lehmann, with its %g%% interval; %s%s%s\n",
 			100 * (1 - ab.alpha), "p: Wilcoxon signed-rank, exact up",
+			width ? " " : "\n",
 			ab.fleet ? "to 200 hosts; paired by host, each host runs both arms" :
 			"to 200 pairs; the secondary metrics' p: Benjamini-Hochberg adjusted");
 	if (prim >= 0 && !ab.fleet)
-		host_check(f, &all[prim]);
-	name_width = 24;
-	for (m = 0; m < nm; m++)
-		if ((int)strlen(ab.metric_name[m]) > name_width)
-			name_width = strlen(ab.metric_name[m]);
-	if (name_width > 36)
-		name_width = 36;
+		host_check(f, &all[prim], width);
+	table_fit(all, (ab.nr_sides - 1) * nm, width);
 	for (k = 1; k < ab.nr_sides; k++) {
-		snprintf(buf, sizeof(buf), "%c against A", 'A' + k);
-		fprintf(f, "\n%-*s %8s %8c  %-28s %6s %3s\n", name_width, buf, "A", 'A' + k,
-			"change [interval]", "p", "n");
+		table_head(f, k);
 		if (prim >= 0)
-			row(f, &all[(k - 1) * nm + prim]);
+			row(f, &all[(k - 1) * nm + prim], width);
 		shown = 0;
 		rest = 0;
 		zero = 0;
@@ -673,7 +750,7 @@ void ab_report_text(FILE *f)
 			if (!shown++)
 				fputs(ab.all ? "secondary:\n" :
 				      "secondary, different after the adjustment:\n", f);
-			row(f, c);
+			row(f, c, width);
 		}
 		if (rest)
 			fprintf(f, "(%d more metric%s not found to differ: %s)\n", rest,
@@ -686,7 +763,8 @@ void ab_report_text(FILE *f)
 			verdict(&all[(k - 1) * nm + prim], buf, sizeof(buf));
 			/* a long metric's verdict on a line of its own */
 			fprintf(f, "%c against A on %s:%s%s\n", 'A' + k, ab.metric,
-				strlen(ab.metric) + strlen(buf) > 82 ? "\n  " : " ", buf);
+				(int)(strlen(ab.metric) + strlen(buf)) > (width ? width - 16 : 82) ?
+				"\n  " : " ", buf);
 		}
 	}
 	for (i = 0; i < ab.nr_runs; i++)
@@ -696,6 +774,33 @@ void ab_report_text(FILE *f)
 			"left out of the comparison",
 			"(the exit status of each is in --json and --csv)");
 	free_all(all);
+}
+
+/*
+ * The text report on @f, stdout, fitted to its terminal's width (or
+ * $COLUMNS): from 100 columns up, as in a file; narrower, the table by
+ * table_fit() and the lines of words by fit_print().
+ */
+void ab_report_text(FILE *f)
+{
+	int width = out_width();
+	char *text = NULL;
+	size_t len;
+	FILE *mem;
+
+	mem = width ? open_memstream(&text, &len) : NULL;
+	if (!mem) {
+		report_text(f, 0);
+		return;
+	}
+	report_text(mem, width < 100 ? width : 0);
+	if (fclose(mem)) {
+		free(text);
+		report_text(f, 0);
+		return;
+	}
+	fit_print(f, text, width);
+	free(text);
 }
 
 /* Write @v as a JSON number, or null when not measured or infinite. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswbctl: reading and writing sysfs and debugfs files, numbers and
- * choices as the kernel prints them, and why the module or debugfs is not
- * there (the exit codes of zswbctl.h).
+ * choices as the kernel prints them, why the module or debugfs is not
+ * there (the exit codes of zswbctl.h), and the width text output fits.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -396,4 +397,93 @@ const char *current_choice(const char *val, char *buf, size_t len)
 	memcpy(buf, open + 1, n);
 	buf[n] = '\0';
 	return buf;
+}
+
+/*
+ * The columns text output fits in: $COLUMNS if it is a number above 0,
+ * else the width of the terminal on stdout, else 0, no limit: what goes
+ * to a pipe or a file is the same whatever the terminal.
+ */
+int out_width(void)
+{
+	const char *s = getenv("COLUMNS");
+	struct winsize ws;
+	char *end;
+	long n;
+
+	if (s && *s) {
+		errno = 0;
+		n = strtol(s, &end, 10);
+		if (!errno && !*end && n > 0 && n <= INT_MAX)
+			return n;
+	}
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	return 0;
+}
+
+/*
+ * Name @s in at most @width columns (0: no limit, and never less than
+ * FIT_MARKER and a character), cut with FIT_MARKER at its end, in @buf of
+ * @len. Only for names: a number is never cut.
+ */
+const char *fit_name(char *buf, size_t len, const char *s, int width)
+{
+	size_t keep, min = strlen(FIT_MARKER) + 1;
+
+	if (!width || strlen(s) <= (size_t)width || strlen(s) <= min) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	keep = ((size_t)width > min ? (size_t)width : min) - strlen(FIT_MARKER);
+	snprintf(buf, len, "%.*s%s", (int)keep, s, FIT_MARKER);
+	return buf;
+}
+
+/*
+ * "@name@sep@val" on @f, in @width columns (0: no limit): the name gives,
+ * cut by fit_name(), and the value is whole.
+ */
+void print_pair(FILE *f, const char *name, const char *sep, const char *val, int width)
+{
+	char buf[256];
+	int room = width - (int)(strlen(sep) + strlen(val));
+
+	fprintf(f, "%s%s%s\n", fit_name(buf, sizeof(buf), name, width ? (room > 1 ? room : 1) : 0),
+		sep, val);
+}
+
+/*
+ * @text on @f, each line wider than @width (0: no limit) broken at its
+ * spaces, the lines it goes on indented two more than it. A word wider
+ * than the room is never cut: a table fits itself before it gets here.
+ */
+void fit_print(FILE *f, const char *text, int width)
+{
+	const char *line = text, *nl, *p, *from, *brk, *end;
+	int indent, cont, room;
+
+	while (*line) {
+		nl = strchrnul(line, '\n');
+		indent = strspn(line, " ");
+		cont = indent + 2 < width / 2 ? indent + 2 : 0;
+		room = width;
+		for (p = line; width && nl - p > room; room = width - cont) {
+			/* not within the line's own indent */
+			from = p + (p == line ? indent : 0) + 1;
+			for (brk = p + room; brk >= from && *brk != ' '; brk--)
+				;
+			if (brk < from) {	/* a word wider than the room: after it */
+				brk = strchrnul(from, ' ');
+				if (brk >= nl)
+					break;
+			}
+			for (end = brk; end > from && end[-1] == ' '; end--)
+				;
+			fprintf(f, "%.*s\n%*s", (int)(end - p), p, cont, "");
+			p = brk + strspn(brk, " ");
+		}
+		fprintf(f, "%.*s\n", (int)(nl - p), p);
+		line = *nl ? nl + 1 : nl;
+	}
 }

@@ -238,7 +238,8 @@ static int print_help(void)
 	      "ZSWB_KALLSYMS (default /proc/kallsyms), ZSWB_KCONFIG (default\n"
 	      "/boot/config-$(uname -r)), ZSWB_LOCKDOWN (default\n"
 	      "/sys/kernel/security/lockdown), ZSWB_NO_DELETE_MODULE=1 (unload: skip\n"
-	      "delete_module). See zswbctl(8).\n", stdout);
+	      "delete_module), COLUMNS (the width text fits; default: the terminal's,\n"
+	      "no limit off a terminal). See zswbctl(8).\n", stdout);
 	return 0;
 }
 

@@ -19,13 +19,25 @@
 #include "json_writer.h"
 #include "zswbctl.h"
 
-/* Print stats file @name as it is; 0 or the exit code. */
+/*
+ * Print stats file @name as it is; on a terminal narrower than a line,
+ * each key cut to fit, the value whole (print_pair()). 0 or the exit code.
+ */
 static int stats_print(const char *name)
 {
-	size_t len;
+	int ret, width = out_width();
+	struct stats st;
+	size_t i, len;
 	char *buf;
-	int ret;
 
+	if (width) {
+		ret = stats_load_file(&st, name);
+		for (i = 0; !ret && i < st.n; i++)
+			print_pair(stdout, st.ent[i].key, *st.ent[i].val ? " " : "",
+				   st.ent[i].val, width);
+		stats_free(&st);
+		return ret;
+	}
 	buf = debugfs_read(name, &ret);
 	if (!buf)
 		return ret;
@@ -188,16 +200,17 @@ static void json_stats(json_writer_t *w, const struct stats *st, char **keys)
 }
 
 /*
- * "status": every parameter as "name = value", then the statistics; or
- * with --json, {"parameters": {...}, "statistics": {...} or null}. When
- * debugfs cannot be read the parameters are still shown, the cause is on
+ * "status": every parameter as "name = value", then the statistics (on
+ * a narrow terminal, each name cut to fit: print_pair()); or with --json,
+ * {"parameters": {...}, "statistics": {...} or null}. When debugfs cannot
+ * be read the parameters are still shown, the cause is on
  * stderr and is the exit status.
  */
 int cmd_status(char **argv __maybe_unused)
 {
 	json_writer_t *w = NULL;
 	struct dirent **ents;
-	int i, n, err, dbg, ret = 0;
+	int i, n, err, dbg, ret = 0, width = out_width();
 	struct stats st = { 0 };
 	char *val;
 
@@ -224,7 +237,7 @@ int cmd_status(char **argv __maybe_unused)
 			jsonw_name(w, ents[i]->d_name);
 			json_value(w, val);
 		} else {
-			printf("%s = %s\n", ents[i]->d_name, val);
+			print_pair(stdout, ents[i]->d_name, " = ", val, width);
 		}
 		free(val);
 	}
@@ -384,8 +397,9 @@ int cmd_diff(char **argv)
 {
 	unsigned long long a, b;
 	struct stats before, after;
+	int ret, err, width;
 	const char *old;
-	int ret, err;
+	char delta[24];
 	size_t i;
 
 	if (*argv && !strcmp(*argv, "--"))
@@ -398,6 +412,8 @@ int cmd_diff(char **argv)
 		return ret;
 	}
 	ret = run_cmd(argv);
+	/* the terminal CMD may have resized */
+	width = out_width();
 	err = stats_load(&after);
 	if (err) {
 		ret = ret ? ret : err;	/* never claim success without deltas */
@@ -407,8 +423,10 @@ int cmd_diff(char **argv)
 		if (!stat_is_counter(after.ent[i].key))
 			continue;
 		old = stats_find(&before, after.ent[i].key);
-		if (old && parse_num(old, &b) && parse_num(after.ent[i].val, &a))
-			printf("%s %lld\n", after.ent[i].key, (long long)(a - b));
+		if (!old || !parse_num(old, &b) || !parse_num(after.ent[i].val, &a))
+			continue;
+		snprintf(delta, sizeof(delta), "%lld", (long long)(a - b));
+		print_pair(stdout, after.ent[i].key, " ", delta, width);
 	}
 out:
 	stats_free(&after);

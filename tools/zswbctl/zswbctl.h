@@ -89,6 +89,14 @@ int check_dirs(int needs);
 bool parse_num(const char *s, unsigned long long *v);
 void print_num(FILE *f, const char *s);
 
+/* The end of a name cut to fit the terminal (fit_name()). */
+#define FIT_MARKER	"..."
+
+int out_width(void);
+const char *fit_name(char *buf, size_t len, const char *s, int width);
+void print_pair(FILE *f, const char *name, const char *sep, const char *val, int width);
+void fit_print(FILE *f, const char *text, int width);
+
 enum value_kind {
 	VALUE_BOOL,	/* Y or N, as the kernel prints bool parameters */
 	VALUE_NUM,	/* a whole decimal integer (parse_num()) */
