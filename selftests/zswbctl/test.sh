@@ -1348,8 +1348,10 @@ make -s -C "$tool" install DESTDIR="$tmp/root" >"$tmp/build" 2>&1 &&
 	[ "$(stat -c %a "$tmp/root/usr/sbin/zswbctl")" = 755 ] &&
 	[ "$(stat -c %a "$tmp/root/usr/share/man/man8/zswbctl.8")" = 644 ] &&
 	cmp -s "$tmp/root/usr/share/man/man8/zswbctl.8" "$tool/zswbctl.8" &&
+	cmp -s "$tmp/root/usr/share/bash-completion/completions/zswbctl" \
+		"$tool/zswbctl.bash-completion" &&
 	"$tmp/root/usr/sbin/zswbctl" --version | grep -qx "zswbctl $version"
-result "make install DESTDIR: sbin/zswbctl and share/man/man8/zswbctl.8 under /usr" $?
+result "make install DESTDIR: sbin/zswbctl, the man page and the bash completion under /usr" $?
 make -s -C "$tool" install DESTDIR="$tmp/root2" PREFIX=/usr/local >"$tmp/build" 2>&1 &&
 	[ -x "$tmp/root2/usr/local/sbin/zswbctl" ] &&
 	[ -f "$tmp/root2/usr/local/share/man/man8/zswbctl.8" ]
