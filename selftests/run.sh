@@ -19,7 +19,7 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-stat zswbctl-calibrate zswbctl-ranksum zswbctl-fleet patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
+ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-completion zswbctl-stat zswbctl-calibrate zswbctl-ranksum zswbctl-fleet patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
 suites=${*:-$ALL}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -273,6 +273,8 @@ suite_zswbctl() { bash selftests/zswbctl/test.sh; }
 suite_zswbctl_ab() { bash selftests/zswbctl/ab_test.sh; }
 # Every command's --help, bad usage, --json errors, --version.
 suite_zswbctl_help() { bash selftests/zswbctl/help_test.sh; }
+# The bash completion, and the text fitted to the terminal's width.
+suite_zswbctl_completion() { bash selftests/zswbctl/completion_test.sh; }
 
 # c_test NAME ARGS...: build selftests/zswbctl/NAME.c with zswbctl ab's
 # arithmetic and run it with ARGS; it prints its own KTAP.
