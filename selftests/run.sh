@@ -12,6 +12,9 @@
 # ZSWB_CHECK_JOBS lanes (below), each suite printed in order when all are
 # done, with a "# lane N: SUITE" line as each starts and ends.
 set -u
+# zswbctl fits its text to COLUMNS (zswbctl(8)): the suites compare its
+# text as a pipe reads it, whatever terminal make check was started from.
+unset COLUMNS
 . "$(dirname "$0")/../tools/kernel/common.sh"
 # What the host suites use beyond the kernel build (sparse for C=2, dkms,
 # checkpatch's perl, the patch check's apt tools); the VM runner installs QEMU.
