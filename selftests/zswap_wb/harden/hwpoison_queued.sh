@@ -30,7 +30,20 @@ dm=$(dmctl create zswbhp /dev/vda) || exit 1
 zswap_on
 mkswap /dev/$dm >/dev/null && swapon /dev/$dm || exit 1
 printk=$(cut -f1 /proc/sys/kernel/printk)
+# Every page poisoned is unpoisoned on exit (the injector's pages are
+# software-poisoned, and unpoison-pfn takes them back): a block with a
+# poisoned page never comes online again after an offline, which the
+# tests after this one do.
+UNPOISON=/sys/kernel/debug/hwpoison/unpoison-pfn
+: > /tmp/hp_all
 test_cleanup_own() {
+	local p n=0 left=0
+	echo 1 > /proc/sys/kernel/printk
+	for p in $(cat /tmp/hp_all); do
+		echo "$p" > $UNPOISON 2>/dev/null && n=$((n + 1))
+	done
+	left=$(pfnfind - hwpoison - | wc -l)
+	msg "unpoisoned $n of $(wc -l < /tmp/hp_all) pages; $left poisoned pages left"
 	echo "$printk" > /proc/sys/kernel/printk
 }
 
@@ -65,6 +78,7 @@ held() {
 poison() {
 	local p level
 	pfnfind "$CG_ROOT/$1" "$2" "$3" > /tmp/pfns
+	cat /tmp/pfns >> /tmp/hp_all
 	found=$(wc -l < /tmp/pfns)
 	refused=0
 	level=$(cut -f1 /proc/sys/kernel/printk)

@@ -8,9 +8,11 @@
 # folio that async_free holds off the LRU during its write and while it
 # waits to be freed is one, where stock's written-back folio sits on the
 # LRU and is migrated. zswap's writeback folio is a GFP_KERNEL allocation,
-# never in ZONE_MOVABLE or a CMA area, so only a ZONE_NORMAL block can
-# meet it. The first block of node 1 that goes offline while nothing runs
-# is taken, and put back online in ZONE_NORMAL; then, beside the
+# never in ZONE_MOVABLE or a CMA area, so only a block of a kernel zone
+# (ZONE_NORMAL, or ZONE_DMA32 as node 1 of the 2 GiB test VM) can meet
+# it. The first block of node 1 without poisoned pages that goes offline
+# while nothing runs is taken, and put back online in its kernel zone
+# (online_kernel); then, beside the
 # workload (thrash, zswap writing back to disk), it is taken offline
 # TRIES times under each policy, ROUNDS rounds alternated, each attempt
 # retried every 50 ms until it succeeds (at most 5 s) and then put back
@@ -28,13 +30,28 @@ MEM=/sys/devices/system/memory
 
 need_module || exit 1
 [ -d $MEM ] || { msg "no memory hotplug (CONFIG_MEMORY_HOTREMOVE)"; exit 4; }
+# The block's pfns.
+bpages=$(( 0x$(cat $MEM/block_size_bytes) / 4096 ))
+
+# poisoned BLOCK: how many of its pages are hardware-poisoned. A block
+# with one goes offline (offline_pages() skips them) but never online
+# again (memory_block_online() refuses it, -EHWPOISON), as on any host:
+# such a block is never taken.
+poisoned() {
+	local first=$(( ${1##*memory} * bpages ))
+	pfnfind - hwpoison - | awk -v a=$first -v b=$((first + bpages)) \
+		'$1 >= a && $1 < b { n++ } END { print n + 0 }'
+}
+
 blk=
 for d in /sys/devices/system/node/node1/memory*; do
 	[ -e "$d/state" ] || continue
 	[ "$(cat "$d/state")" = online ] || continue
+	[ "$(poisoned "$d")" -eq 0 ] || { msg "$(basename "$d") holds poisoned pages: not taken"; continue; }
 	if echo offline > "$d/state" 2>/dev/null; then
 		blk=$d
-		echo online_kernel > "$d/state" || exit 1
+		err=$( { echo online_kernel > "$d/state"; } 2>&1 ) ||
+			{ msg "$(basename "$d") went offline and does not come back online: $err"; exit 1; }
 		break
 	fi
 done
@@ -54,8 +71,7 @@ while [ "$(vmstat zswpwb)" -lt 2000 ] && kill -0 $tpid 2>/dev/null; do
 	sleep 0.2
 done
 
-# The block's pfns.
-bpages=$(( 0x$(cat $MEM/block_size_bytes) / 4096 ))
+# The block's first pfn.
 bfirst=$(( ${blk##*memory} * bpages ))
 
 # offlru: the block's pages in the swap cache and off the LRU (a folio
