@@ -191,7 +191,6 @@ static const struct zswap_wb_ops zswb_ops = {
 	.shrink_memcg		= zswb_shrink_memcg,
 	.readahead_skip		= zswb_readahead_skip,
 	.name			= KBUILD_MODNAME,
-	.owner			= THIS_MODULE,
 };
 
 /*

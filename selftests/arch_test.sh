@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # zswap_wb refuses a 32-bit kernel (Documentation/design.rst, "32-bit
-# kernels"), checked on the host without building one: the module's
+# kernels") and a zswap writeback hook of another version, checked on the
+# host without building a kernel: the module's
 # Kbuild evaluated by the test kernel's kbuild with CONFIG_64BIT unset
 # on the command line (a command-line variable overrides auto.conf's, so
 # the Kbuild reads it as on a 32-bit kernel, and nothing is compiled
@@ -23,11 +24,16 @@ trap 'rm -rf "$t"' EXIT
 
 . "$ZSWB_TOP/selftests/ktap.sh"
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 6
 res() {
 	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
 }
 log() { sed 's/^/# /' "$1" | tail -20; }
+
+# objects: the objects compiled from the module's sources (kbuild's own
+# .module-common.o, built for any external module before its Kbuild is
+# read, is not one).
+objects() { find "$t/m" -name '*.o' ! -name .module-common.o; }
 
 # The module's sources, in a directory of their own (kbuild writes there).
 mkdir -p "$t/m"
@@ -37,14 +43,32 @@ rm -f "$t"/m/module/*.o "$t"/m/module/*.ko "$t"/m/module/.*.cmd "$t"/m/module/*.
 make -s -C "$ZSWB_OBJ" M="$t/m" CONFIG_64BIT= modules > "$t/k32.log" 2>&1
 rc=$?
 if [ $rc != 0 ] && grep -q "$WHY" "$t/k32.log" && [ ! -e "$t/m/module/zswap_wb.ko" ] &&
-   [ -z "$(find "$t/m" -name '*.o')" ]; then
+   [ -z "$(objects)" ]; then
 	res 0 "Kbuild refuses a kernel without CONFIG_64BIT before compiling, saying why"
 else
 	echo "# make: $rc"
 	log "$t/k32.log"
 	res 1 "Kbuild refuses a kernel without CONFIG_64BIT before compiling, saying why"
 fi
-# With the kernel's own CONFIG_64BIT=y the same build goes through.
+# A hook of another version, or one from before the version was named
+# (the header given on the command line), is refused the same way.
+HOOK="needs version 1 of the zswap writeback hook"
+for v in "#define ZSWAP_WB_HOOK_VERSION 0" ""; do
+	sed '/^#define ZSWAP_WB_HOOK_VERSION /d' "$ZSWB_SRC/include/linux/zswap.h" > "$t/zswap.h"
+	[ -n "$v" ] && echo "$v" >> "$t/zswap.h"
+	make -s -C "$ZSWB_OBJ" M="$t/m" ZSWB_HOOK_HEADER="$t/zswap.h" modules > "$t/hook.log" 2>&1
+	rc=$?
+	d="Kbuild refuses a hook without a version before compiling, saying why"
+	[ -n "$v" ] && d="Kbuild refuses a hook of version 0 before compiling, saying why"
+	if [ $rc != 0 ] && grep -q "$HOOK" "$t/hook.log" && [ -z "$(objects)" ]; then
+		res 0 "$d"
+	else
+		echo "# make: $rc"
+		log "$t/hook.log"
+		res 1 "$d"
+	fi
+done
+# With the kernel's own CONFIG_64BIT=y and hook the same build goes through.
 make -s -C "$ZSWB_OBJ" M="$t/m" modules > "$t/k64.log" 2>&1
 if ! grep -q "$WHY" "$t/k64.log" && [ -e "$t/m/module/zswap_wb.ko" ]; then
 	res 0 "Kbuild builds the module for the 64-bit test kernel"
