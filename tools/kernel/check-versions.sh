@@ -9,7 +9,11 @@
 # first, then for real so later patches see the earlier ones). Nothing is
 # installed system-wide.
 #
-# Output is a KTAP block on stdout, one test per version, followed by a
+# One more test keeps the series small: on the first version, the code
+# lines it adds and removes (comments and blank lines left out; Kconfig
+# help text counted) must stay within BUDGET, 300.
+#
+# Output is a KTAP block on stdout, one test per version and the budget's, followed by a
 # "N passed, N failed, 0 skipped" line; progress and timings go to stderr.
 # Exits non-zero if any version fails.
 #
@@ -146,6 +150,17 @@ comment() {
 	sed 's/^/# /; s/[[:space:]]*$//'
 }
 
+BUDGET=300
+
+# code_lines BEFORE AFTER: the lines of code the series adds and removes,
+# the two trees diffed, blank lines and C comment lines left out.
+code_lines() {
+	diff -ruN "$1" "$2" | awk '/^(\+\+\+|---)/ { next }
+		/^[-+]/ { t = substr($0, 2); gsub(/^[ \t]+/, "", t)
+			if (t != "" && t !~ /^(\/\*|\*|\/\/)/) n++ }
+		END { print n + 0 }'
+}
+
 PATCHES=("$ZSWB_TOP"/patches/6.12/*.patch)
 [ -f "${PATCHES[0]}" ] || zswb_die "no patches in $ZSWB_TOP/patches/6.12"
 mapfile -t FILES < <(touched_files "${PATCHES[@]}")
@@ -170,8 +185,8 @@ log "checking ${#PATCHES[@]} patch(es) touching ${#FILES[@]} file(s) against ${#
 
 . "$ZSWB_TOP/selftests/ktap.sh"
 ktap_print_header
-ktap_set_plan ${#VERSIONS[@]}
-n=0 start_all=$SECONDS
+ktap_set_plan $(( ${#VERSIONS[@]} + 1 ))
+n=0 start_all=$SECONDS budget=
 for ver in "${VERSIONS[@]}"; do
 	n=$((n + 1))
 	tree=$TMP/$n
@@ -186,11 +201,13 @@ for ver in "${VERSIONS[@]}"; do
 		ok=0 out="cannot extract the touched files from $deb:"$'\n'"$out"
 	fi
 	t2=$SECONDS
+	[ $ok = 1 ] && [ -z "$budget" ] && cp -a "$tree" "$tree.orig"
 	if [ $ok = 1 ] && ! out=$(apply_series "$tree"); then
 		ok=0
 	fi
+	[ $ok = 1 ] && [ -z "$budget" ] && budget=$(code_lines "$tree.orig" "$tree") bver=$ver
 	t3=$SECONDS
-	rm -rf "$tree"
+	rm -rf "$tree" "$tree.orig"
 	if [ $ok = 1 ]; then
 		ktap_test_pass "patches apply to $ZSWB_SRCPKG $ver"
 		[ -z "$out" ] || printf '%s\n' "$out" | comment
@@ -200,6 +217,11 @@ for ver in "${VERSIONS[@]}"; do
 	fi
 	log "$ver: fetch $((t1 - t0)) s, extract $((t2 - t1)) s, patch $((t3 - t2)) s"
 done
+if [ -n "$budget" ] && [ "$budget" -le $BUDGET ]; then
+	ktap_test_pass "the series changes $budget code lines of $ZSWB_SRCPKG $bver (at most $BUDGET)"
+else
+	ktap_test_fail "the series changes ${budget:-?} code lines of $ZSWB_SRCPKG ${bver:-} (at most $BUDGET)"
+fi
 ktap_counts
 log "total $((SECONDS - start_all)) s"
 [ "$KTAP_CNT_FAIL" = 0 ]
