@@ -2,7 +2,10 @@
 /*
  * dmctl - the few device-mapper operations the tests need, without dmsetup.
  *
- *   dmctl create NAME DEV    a linear device over all of DEV; prints dm-N
+ *   dmctl create NAME DEV [MS]  a linear device over all of DEV, or with MS
+ *                            a dm-delay one that holds each write MS
+ *                            milliseconds (reads and flushes not held);
+ *                            prints dm-N
  *   dmctl suspend NAME       finish the I/O in flight, hold new I/O
  *   dmctl resume NAME        let the held I/O go
  *   dmctl remove NAME
@@ -14,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/dm-ioctl.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +55,11 @@ static int dm_ioctl(int ctl, unsigned long cmd, const char *what)
 	return 0;
 }
 
-/* A linear table over all of @dev, loaded into the inactive slot. */
-static int load_linear(int ctl, const char *name, const char *dev)
+/*
+ * A table over all of @dev, loaded into the inactive slot: linear, or with
+ * @delay_ms a dm-delay one whose writes wait @delay_ms.
+ */
+static int load_table(int ctl, const char *name, const char *dev, const char *delay_ms)
 {
 	struct dm_target_spec *t;
 	uint64_t bytes;
@@ -70,9 +77,15 @@ static int load_linear(int ctl, const char *name, const char *dev)
 	t = (struct dm_target_spec *)(buf.raw + sizeof(struct dm_ioctl));
 	t->sector_start = 0;
 	t->length = bytes >> 9;
-	snprintf(t->target_type, sizeof(t->target_type), "linear");
-	snprintf((char *)(t + 1), BUF - sizeof(struct dm_ioctl) - sizeof(*t),
-		 "%u:%u 0", major(st.st_rdev), minor(st.st_rdev));
+	snprintf(t->target_type, sizeof(t->target_type), delay_ms ? "delay" : "linear");
+	if (delay_ms)
+		snprintf((char *)(t + 1), BUF - sizeof(struct dm_ioctl) - sizeof(*t),
+			 "%u:%u 0 0 %u:%u 0 %s %u:%u 0 0", major(st.st_rdev), minor(st.st_rdev),
+			 major(st.st_rdev), minor(st.st_rdev), delay_ms,
+			 major(st.st_rdev), minor(st.st_rdev));
+	else
+		snprintf((char *)(t + 1), BUF - sizeof(struct dm_ioctl) - sizeof(*t),
+			 "%u:%u 0", major(st.st_rdev), minor(st.st_rdev));
 	t->next = 0;
 	return dm_ioctl(ctl, DM_TABLE_LOAD, "load table");
 }
@@ -80,12 +93,14 @@ static int load_linear(int ctl, const char *name, const char *dev)
 int main(int argc, char **argv)
 {
 	const char *op = argc > 2 ? argv[1] : "";
+	bool delay = argc == 5 && *argv[4] && strspn(argv[4], "0123456789") == strlen(argv[4]);
 	int ctl, ret = -1;
 
-	if (!((argc == 4 && !strcmp(op, "create")) ||
+	if (!(((argc == 4 || delay) && !strcmp(op, "create")) ||
 	      (argc == 3 && (!strcmp(op, "suspend") || !strcmp(op, "resume") ||
 			     !strcmp(op, "remove"))))) {
-		fprintf(stderr, "usage: dmctl create NAME DEV | suspend NAME | resume NAME | remove NAME\n");
+		fprintf(stderr, "usage: dmctl create NAME DEV [WRITE_DELAY_MS] | suspend NAME |\n"
+			"       resume NAME | remove NAME\n");
 		return 2;
 	}
 	ctl = open("/dev/mapper/control", O_RDWR);
@@ -105,7 +120,7 @@ int main(int argc, char **argv)
 		dm_init(argv[2], 0);
 		if (dm_ioctl(ctl, DM_DEV_CREATE, "create"))
 			return 1;
-		if (load_linear(ctl, argv[2], argv[3]))
+		if (load_table(ctl, argv[2], argv[3], argc == 5 ? argv[4] : NULL))
 			goto remove;
 		/* Resuming a new device makes its loaded table live. */
 		dm_init(argv[2], 0);

@@ -191,6 +191,7 @@ AB_PRIMARY = {
     "shrinker": {"case1": "cmd.reject_rate_pct", "case2a": "cmd.reject_rate_pct",
                  "case2b": "cmd.reject_rate_pct"},
     "cluster": {"cluster": "cmd.wr_req_per_mib"},
+    "throttle": {"throttle": "cmd.refault_file"},
     "scope-cost": {"scope-cost": "cmd.insn_per_folio"},
 }
 # The benchmarks that compare through zswbctl ab.
@@ -515,6 +516,10 @@ AB_TABLE_KEYS = {
                 "cmd.slot_runs", "cmd.clusters", "cmd.fill_pct", "cmd.swapped", "cmd.time_s",
                 "vmstat.pswpout", "vmstat.pswpin", "vmstat.zswpwb", "vmstat.swap_ra",
                 "vmstat.swap_ra_hit"),
+    "throttle": ("cmd.refault_file", "cmd.refault_anon", "cmd.pgscan_kswapd", "cmd.pgscan_direct",
+                 "cmd.pgsteal_file", "cmd.pgsteal_anon", "cmd.allocstall", "cmd.nr_throttled",
+                 "cmd.oom_kill", "memory.events.oom", "memory.events.oom_kill", "cmd.file_rounds",
+                 "cmd.zswpwb", "cmd.pgrotated", "cmd.time_s", "psi.memory_some_us"),
     "scope-cost": ("cmd.insn_per_folio", "cmd.cpu_s", "wall_s", "zswap_wb.written_back",
                    "zswap_wb.freed_async"),
 }
@@ -657,6 +662,7 @@ FIG_AB_KEYS = {
     "store": ("cmd.rejected_pct", "cmd.over_pct", "cmd.usage_mean_pct"),
     "shrinker": ("cmd.calls_per_written", "cmd.written_back", "cmd.node_share_pct"),
     "cluster": ("cmd.rd_req_per_mib", "cmd.adjacent_pct", "cmd.slot_runs"),
+    "throttle": ("cmd.pgscan_kswapd", "cmd.pgsteal_file", "cmd.nr_throttled"),
     "scope-cost": ("cmd.cpu_s", "wall_s"),
 }
 

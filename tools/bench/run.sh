@@ -53,6 +53,12 @@
 #   marked rotational (linear scan), and with async_free; zram stock and
 #   with sync_free; requests and merges from /sys/block/*/stat and where
 #   the pages sit in swap (swapmap); under icount.
+# throttle (not part of the default run): reclaim beside writeback on a
+#   swap disk whose writes dm-delay holds 200 ms, stock (A) against
+#   async_free (B), in a memcg at its limit and under global pressure
+#   (hugetlb pages taking the VM's memory), judged by the file refaults of
+#   a reader beside the workload (cmd.refault_file); scans, steals,
+#   reclaim_throttle() calls and OOM kills beside it.
 # apps (not part of the default run; make bench-apps): real applications
 #   from Debian packages (a kernel build with gcc, Redis with
 #   redis-benchmark) in the Debian 12 guest, stock against each policy;
@@ -68,7 +74,7 @@ set -eu
 zswb_need python3
 cd "$ZSWB_TOP"
 ALL="prompt-free readahead store"
-EXTRA="shrinker profile apps scope-cost cluster"
+EXTRA="shrinker profile apps scope-cost cluster throttle"
 names=${*:-$ALL}
 mkdir -p bench-results
 conf=tools/bench/config
@@ -157,6 +163,17 @@ cluster() {
 	python3 tools/bench/report.py cluster "$log" bench-results/cluster.json
 }
 
+# Reclaim beside writeback on a slow swap device (not part of the default
+# run).
+throttle() {
+	local log=bench-results/throttle.log
+	# 2 cases of a warm-up, an A/A pair and PAIRS pairs of 2 runs; 3 minutes each at most
+	bash tools/vm/run.sh --timeout $((600 + 2 * (3 + 2 * ZSWB_BENCH_PAIRS) * 180)) \
+		--cmd "$(knobs throttle)/bench/throttle.sh $ZSWB_BENCH_PAIRS" |
+		tee "$log" | grep --line-buffered -E "^ABSIDES|^#"
+	python3 tools/bench/report.py throttle "$log" bench-results/throttle.json
+}
+
 # run_one NAME: the benchmark, with its knobs in a shell of its own
 # (prompt-free and profile give the same knobs defaults of their own).
 run_one() {
@@ -171,6 +188,7 @@ run_one() {
 		apps) bash tools/bench/apps/run.sh ;;
 		scope-cost) scope_cost ;;
 		cluster) cluster ;;
+		throttle) throttle ;;
 		esac
 	)
 }
