@@ -10,7 +10,8 @@
 # reboot and purge of the packages in it), bench-apps (the policies on real
 # applications in that image: a kernel build, Redis and MariaDB), figures
 # (the pictures of Documentation/results.rst from bench-results/), clean.
-# make deb builds the Debian packages zswap-wb-dkms, zswbctl and zswbctl-plot.
+# make deb builds the Debian packages zswap-wb-dkms, zswbctl, zswbctl-plot and
+# zswap-wb-prometheus-rules.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
@@ -82,9 +83,10 @@ bench-apps: module
 kernel-deb:
 	bash tools/kernel/build-deb.sh
 
-# The packages zswap-wb-dkms, zswbctl and zswbctl-plot (debian/), built
-# from a copy of the tree's files (tracked or new, not ignored) in
-# $(DEBDIR), where the .deb, .dsc and .changes files land.
+# The packages zswap-wb-dkms, zswbctl, zswbctl-plot and
+# zswap-wb-prometheus-rules (debian/), built from a copy of the tree's
+# files (tracked or new, not ignored) in $(DEBDIR), where the .deb, .dsc
+# and .changes files land.
 DEBDIR = $(shell . tools/kernel/common.sh && echo $$ZSWB_CACHE/deb)
 deb:
 	. tools/kernel/common.sh && zswb_need dpkg-dev debhelper dh-dkms git gcc libc6-dev make \

@@ -115,7 +115,7 @@ get_stock() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 16
 
 # 1: the packages
 rm -f "$debdir"/*.deb
@@ -199,7 +199,21 @@ check "zswbctl depends on shared libraries only; zswbctl-plot on python3 and mat
 		! echo '$ctl_dep' | grep -qi 'python\|matplotlib' &&
 		echo '$plot_dep' | grep -q 'python3,.*python3-matplotlib'"
 
-# 9..14: a stock kernel in the private root.
+# 9: the rules, for the Prometheus server: a package of their own, for
+# any architecture, with their promtool tests; none left in zswbctl.
+rules_deb=$(ls "$debdir"/zswap-wb-prometheus-rules_*_all.deb 2>/dev/null)
+rules=usr/share/zswbctl/prometheus
+printf './%s/%s\n' $rules zswap_wb.alerts.test.yml $rules zswap_wb.alerts.yml \
+	$rules zswap_wb.rules.test.yml $rules zswap_wb.rules.yml > "$t/rules.want"
+{ [ -n "$rules_deb" ] && dpkg-deb -c "$rules_deb"; } | awk '$1 !~ /^d/ { print $6 }' |
+	grep -v '^\./usr/share/doc/' | sort > "$t/rules.have"
+diff "$t/rules.want" "$t/rules.have" | log
+check "zswap-wb-prometheus-rules (all): the recording rules and alerts with their tests; zswbctl has none" \
+	sh -c "test -n '$rules_deb' && cmp -s '$t/rules.want' '$t/rules.have' &&
+		test \"\$(dpkg-deb -f '$rules_deb' Architecture)\" = all &&
+		! dpkg-deb -c '$ctl_deb' | grep -q '$rules'"
+
+# 10..15: a stock kernel in the private root.
 stock_ok=0 abi="6.12.*+deb12"
 start=$SECONDS
 if apt_lists && roottar=$(mkroot_tar) && get_stock; then
@@ -317,7 +331,7 @@ else
 	ktap_test_fail "zswap-wb-dkms, then stock $kver headers: no private root"
 fi
 
-# 15: the hooked kernel's packages of make kernel-deb.
+# 16: the hooked kernel's packages of make kernel-deb.
 hooked() {
 	local r=$t/r3 rc1 rc2 krel ko
 	newroot "$r" && cp "$kimg" "$khdr" "$r/debs/" || return 1
