@@ -67,14 +67,11 @@ free_kb() {
 # stops its walk and prints what it verified) and wait up to 60 s for them,
 # then kill what is left.
 cg_stop() {
-	local p w=0
+	local p
 	for p in $(cat "$CG_ROOT/$1/cgroup.procs"); do
 		kill -TERM "$p" 2>/dev/null
 	done
-	while grep -q "populated 1" "$CG_ROOT/$1/cgroup.events" && [ $w -lt 600 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll 60 cg_empty "$1"
 	cg_kill "$1"
 }
 
@@ -240,24 +237,20 @@ any_alive() {
 	return 1
 }
 
+# none_alive PID...: none of them is running.
+none_alive() { ! any_alive "$@"; }
+
 # wait_inflight N SECONDS: wait until at least N folios are in flight
 # (marked, not yet freed or put back) or SECONDS have passed.
 wait_inflight() {
-	local w=0
-	while [ "$(wbstat inflight)" -lt "$1" ] && [ $w -lt $(($2 * 20)) ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
+	poll "$2" inflight_at_least "$1"
 }
+inflight_at_least() { [ "$(wbstat inflight)" -ge "$1" ]; }
 
 # wait_drained SECONDS: wait until no folio is in flight, or SECONDS
 # have passed.
 wait_drained() {
-	local w=0
-	while [ "$(wbstat inflight)" -gt 0 ] && [ $w -lt $(($1 * 10)) ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll "$1" none_inflight
 }
 
 # unload: rmmod zswap_wb, retrying for up to 10 s: once async_free is off
@@ -411,7 +404,7 @@ ra_teardown() {
 # system meanwhile), sw_raced, sw_werr (the module's counters)
 # and sw_rc (swapinrace's status).
 swapin_window() {
-	local pol=$1 mode=$2 dm job pid w wb0
+	local pol=$1 mode=$2 dm job pid wb0
 	dm=$(dmctl create zswbsw /dev/vda) || return 1
 	zswap_on
 	mkswap /dev/$dm >/dev/null && swapon /dev/$dm || return 1
@@ -432,11 +425,7 @@ swapin_window() {
 	cg_reclaim swrace 20M
 	msg "$pol/$mode: $(( $(vmstat zswpwb) - wb0 )) written back while held, inflight $(wbstat inflight)"
 	dmctl resume zswbsw
-	w=0
-	while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
+	poll 10 no_writeback
 	sw_queued=$(wbstat queue_depth)
 	[ "$mode" = writefork ] && hostload_hold_compaction
 	kill -CONT $pid
@@ -445,11 +434,7 @@ swapin_window() {
 	[ "$pol" = async ] && echo 0 > /sys/module/zswb_holdfree/parameters/hold
 	wait_stopped $pid || true
 	hostload_release_compaction
-	w=0
-	while [ "$(wbstat inflight)" -gt 0 ] && [ $w -lt 200 ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
+	poll 10 none_inflight
 	sw_left=$(( $(cat $CG_ROOT/swrace/memory.swap.current) / 4096 ))
 	sw_cached=$(( $(cgstat swrace swapcached) / 4096 ))
 	sw_raced=$(wbstat raced) sw_werr=$(wbstat write_errors)

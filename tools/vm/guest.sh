@@ -10,20 +10,47 @@ ZSWB_PARAMS=/sys/module/zswap_wb/parameters
 ZSWB_DEBUGFS=/sys/kernel/debug/zswap_wb
 CG_ROOT=/sys/fs/cgroup
 
-# vmstat NAME: the current value of a /proc/vmstat counter.
-vmstat() {
-	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat
+# kv FILE NAME: the value of NAME in FILE, a "NAME VALUE" line each, as
+# /proc/vmstat, memory.stat and the module's stats are; 0 if NAME is not
+# there.
+kv() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"
 }
+
+# vmstat NAME: the current value of a /proc/vmstat counter.
+vmstat() { kv /proc/vmstat "$1"; }
 
 # wbstat NAME: a zswap_wb counter from the debugfs stats file.
-wbstat() {
-	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$ZSWB_DEBUGFS/stats"
-}
+wbstat() { kv "$ZSWB_DEBUGFS/stats" "$1"; }
 
 # cgstat CG NAME: a memory.stat value of a cgroup.
-cgstat() {
-	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CG_ROOT/$1/memory.stat"
+cgstat() { kv "$CG_ROOT/$1/memory.stat" "$2"; }
+
+# poll SECONDS CMD...: run CMD every 50 ms until it succeeds, for SECONDS
+# at most (a decimal, such as 0.5); returns 0 once it did, 1 if it never
+# did.
+poll() {
+	local n
+	n=$(awk -v s="$1" 'BEGIN { printf "%d", s * 20 }')
+	shift
+	until "$@"; do
+		[ "$n" -gt 0 ] || return 1
+		n=$((n - 1))
+		sleep 0.05
+	done
 }
+
+# no_writeback: no page under writeback in the whole system.
+no_writeback() { [ "$(meminfo Writeback)" -eq 0 ]; }
+
+# cg_empty CG: memcg CG has no task left (cgroup.events "populated 0").
+cg_empty() { ! grep -q "populated 1" "$CG_ROOT/$1/cgroup.events" 2>/dev/null; }
+
+# none_inflight: no folio of the module in flight.
+none_inflight() { [ "$(wbstat inflight)" -eq 0 ]; }
+
+# written_back_at_least N: the module wrote back N folios or more.
+written_back_at_least() { [ "$(wbstat written_back)" -ge "$1" ]; }
 
 meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
@@ -128,14 +155,9 @@ idle_memcgs() {
 # Turning async_free off does not wait for the folios in flight; like
 # zswbctl, this waits (up to 60 s) until none is left.
 set_param() {
-	local w=0
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
 	[ "$1" = async_free ] && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
-	while [ "$(wbstat inflight)" -gt 0 ]; do
-		[ $w -lt 600 ] || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll 60 none_inflight || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
 }
 
 # proc_stat PID: PROC_STATE and PROC_PPID, the state and the parent's

@@ -33,6 +33,8 @@ PAIRS=${ZSWB_AB_PAIRS:-6}
 B=${ZSWB_AB_B:-async_free=Y}
 out=/tmp/ab-sequential
 
+# async_free_on: zswbctl ab has set its side's async_free=Y.
+async_free_on() { [ "$(param_value async_free)" = Y ]; }
 
 cleanup() {
 	ab_cgroups_del
@@ -142,11 +144,7 @@ fi
 zswbctl ab --pairs 1 --memory-max "$CG_MAX" --a async_free=Y --b async_free=Y -- \
 	thrash --size "$SIZE" --passes 20 > "$out/term.out" 2> "$out/term.err" &
 pid=$!
-w=0
-while [ "$(param_value async_free)" != Y ] && [ $w -lt 100 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 10 async_free_on
 sleep 2
 kill -TERM $pid
 wait $pid
@@ -161,11 +159,7 @@ ls -d "$CG_ROOT"/zswbctl-ab.* 2>/dev/null && { msg "FAILED: a cgroup of ab is le
 zswbctl ab --pairs 1 --a async_free=Y --b async_free=Y -- sleep 60 \
 	> "$out/hup.out" 2> "$out/hup.err" &
 pid=$!
-w=0
-while [ "$(param_value async_free)" != Y ] && [ $w -lt 100 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 10 async_free_on
 sleep 1
 kill -HUP $pid
 wait $pid

@@ -33,11 +33,7 @@ dmctl suspend zswblru || exit 1
 cg_reclaim lrurm 20M
 cg_reclaim lrurm 20M
 dmctl resume zswblru || exit 1
-w=0
-while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-	sleep 0.05
-	w=$((w + 1))
-done
+poll 10 no_writeback
 sleep 1
 refused=0 removed=0 skipped=0
 for p in $(pfnfind "$CG_ROOT/lrurm" swapcache,lru mmap,writeback,locked,dirty 16); do

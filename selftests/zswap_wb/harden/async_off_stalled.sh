@@ -36,11 +36,7 @@ sleep 1
 opid=$!
 # Both must be done before the device is resumed, whatever the time they
 # took; the device is resumed when both are, or after 40 s at the most.
-w=0
-while any_alive $epid $opid && [ $w -lt 400 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 40 none_alive $epid $opid
 kill -0 $epid 2>/dev/null && setter_done=0 || setter_done=1
 kill -0 $opid 2>/dev/null && others_done=0 || others_done=1
 # A setter still stuck holds every parameter: read them after resume.

@@ -51,7 +51,7 @@ test_cleanup_own() {
 # it back while the device is suspended, let the writes go. Sets held,
 # the folios written back meanwhile (the module's count).
 held() {
-	local wb0 w=0
+	local wb0
 	cg_new "$1" max
 	cg_start_stopped "$1" "/tmp/$1.out" swapinrace 16 write || return 1
 	echo N > /sys/module/zswap/parameters/shrinker_enabled
@@ -63,10 +63,7 @@ held() {
 	cg_reclaim "$1" 20M
 	held=$(( $(wbstat written_back) - wb0 ))
 	dmctl resume zswbhp || return 1
-	while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-		sleep 0.05
-		w=$((w + 1))
-	done
+	poll 10 no_writeback
 	sleep 1
 }
 

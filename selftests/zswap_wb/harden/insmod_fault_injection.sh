@@ -59,13 +59,11 @@ modprobe zswap_wb || { msg "the final load failed"; bad=1; }
 # Registered again: a second backend is refused, and the stores call it.
 insmod /lib/modules/$(uname -r)/updates/zswb_dup.ko 2>/dev/null &&
 	{ msg "a second backend was accepted"; rmmod zswb_dup; bad=1; }
+# store_shrunk: the store path called the shrink point at least once.
+store_shrunk() { [ "$(wbstat shrink_calls_store)" -gt 0 ]; }
 # The stores over memory.zswap.max call the point again: wait for
 # the first call (a debug kernel may take many seconds to get one).
-w=0
-while [ "$(wbstat shrink_calls_store)" -eq 0 ] && [ $w -lt $((30 * SCALE)) ]; do
-	sleep 1
-	w=$((w + 1))
-done
+poll $((30 * SCALE)) store_shrunk
 sc=$(wbstat shrink_calls_store)
 cg_stop finj
 wait $pid

@@ -65,11 +65,7 @@ cg_reclaim qdhold 20M
 cg_reclaim qdhold 20M
 held=$(( $(wbstat written_back) - wb0 ))
 dmctl resume zswbqd
-w=0
-while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-	sleep 0.05
-	w=$((w + 1))
-done
+poll 10 no_writeback
 sleep 1
 # Both gauges from one read of the stats file.
 awk '$1 == "queue_depth" || $1 == "inflight" { print $1 "=" $2 }' $ZSWB_DEBUGFS/stats > /tmp/qd.out

@@ -38,11 +38,7 @@ while [ $n -lt 5 ]; do
 	# Killed tasks may wait for a swap read held by the device:
 	# give them 20 s, then let the device go.
 	echo 1 > $CG_ROOT/rmdirp/gone/cgroup.kill
-	w=0
-	while grep -q "populated 1" $CG_ROOT/rmdirp/gone/cgroup.events && [ $w -lt 200 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll 20 cg_empty rmdirp/gone
 	q=$(wbstat inflight)
 	if rmdir $CG_ROOT/rmdirp/gone 2>/dev/null; then
 		[ "$q" -gt 0 ] && held=$((held + 1))

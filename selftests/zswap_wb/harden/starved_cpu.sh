@@ -56,11 +56,7 @@ cg_reclaim rthold 20M
 held=$(( $(wbstat written_back) - wb0 ))
 # dm sends what it held from its kdmflush worker on the resuming CPU.
 taskset 2 dmctl resume zswbrt || exit 1
-w=0
-while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-	sleep 0.05
-	w=$((w + 1))
-done
+poll 10 no_writeback
 sleep 1
 queued=$(wbstat queue_depth)
 
@@ -70,11 +66,7 @@ echo -1 > /proc/sys/kernel/sched_rt_runtime_us || exit 1
 echo 0 > $FAIR || exit 1
 rtspin 1 $SPIN > /tmp/rtspin.out 2>&1 &
 spin=$!
-w=0
-until grep -q spinning /tmp/rtspin.out || [ $w -ge 100 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 10 grep -q spinning /tmp/rtspin.out
 t0=$(cut -d" " -f1 /proc/uptime)
 echo 0 > /sys/module/zswb_holdfree/parameters/hold
 kill -CONT $pid

@@ -40,11 +40,7 @@ modprobe zswb_holdfree || { msg "cannot load zswb_holdfree"; exit 1; }
 cg_reclaim wdback 20M
 cg_reclaim wdback 20M
 dmctl resume zswbwd
-w=0
-while [ "$(meminfo Writeback)" -gt 0 ] && [ $w -lt 200 ]; do
-	sleep 0.05
-	w=$((w + 1))
-done
+poll 10 no_writeback
 sleep 1
 backlog=$(wbstat queue_depth)
 freed0=$(wbstat freed_async)

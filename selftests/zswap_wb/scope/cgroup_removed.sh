@@ -19,11 +19,7 @@ scope_new g /gone async_free=Y || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
 held_writeback gone $DM || exit 1
 echo 1 > "$CG_ROOT/gone/cgroup.kill"
-w=0
-while grep -q "populated 1" "$CG_ROOT/gone/cgroup.events" && [ $w -lt 200 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 20 cg_empty gone
 q=$(sstat g inflight)
 rmdir "$CG_ROOT/gone"
 rmrc=$?
@@ -31,11 +27,7 @@ shown=$(cat "$SCOPES/g/cgroup")
 msg "cgroup removed (rmdir $rmrc) with $q folios of the scope in flight ($held_wb written back while held); cgroup reads '$shown'"
 dmctl resume $DM
 wait
-w=0
-while [ "$(sstat g inflight)" -gt 0 ] && [ $w -lt 300 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 30 scope_idle g
 check_identity g || exit 1
 cg_mk gone2 "$CG_MAX" || exit 1
 echo /gone2 > "$SCOPES/g/cgroup"

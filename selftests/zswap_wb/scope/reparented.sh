@@ -41,11 +41,7 @@ for p in $(cat "$CG_ROOT/rp/kid/cgroup.procs"); do
 	echo "$p" > "$CG_ROOT/cgroup.procs" || exit 1
 	held="$held $p"
 done
-w=0
-while grep -q "populated 1" "$CG_ROOT/rp/kid/cgroup.events" && [ $w -lt 100 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 10 cg_empty rp/kid
 rmdir "$CG_ROOT/rp/kid" || { msg "cannot remove rp/kid"; exit 1; }
 msg "child removed with $stored pages in zswap; parent: zswapped $(( $(cgstat rp zswapped) / 4096 )) pages"
 echo Y > /sys/module/zswap/parameters/shrinker_enabled

@@ -18,11 +18,7 @@ set_param sync_free 1 || exit 1
 echo 1 > "$ZSWB_DEBUGFS/reset"
 cg_run live thrash --size "$SIZE" --passes 3 > /tmp/a.out 2>&1 &
 pa=$!
-w=0
-while [ "$(wbstat written_back)" -lt 2000 ] && [ $w -lt 600 ]; do
-	sleep 0.1
-	w=$((w + 1))
-done
+poll 60 written_back_at_least 2000
 bad=0
 scope_new l /live async_free=Y || bad=1
 n=0

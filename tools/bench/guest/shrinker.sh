@@ -57,8 +57,8 @@ live() {
 	S_KP=$TR/kprobe_profile S_UP=/proc/uptime
 }
 zs() { cat "$S_ZS/$1"; }
-vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$S_VM"; }
-wbs() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$S_WB"; }
+vm() { kv "$S_VM" "$1"; }
+wbs() { kv "$S_WB" "$1"; }
 worker_runs() { awk '$1 == "shrink_worker" { print $2 }' "$S_KP"; }
 
 # store_rejected: the zswap_store() calls that returned false since the
