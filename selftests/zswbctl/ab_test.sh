@@ -668,8 +668,8 @@ res $? "promtool test rules fails on stuck folios that a swapin claimed"
 alerts_broken '/^ *for: /d' ZswapWbDown
 res $? "promtool test rules fails on alerts without their for:"
 grep -q 'zswap_wb.alerts.yml' "$here/Makefile" && grep -q 'zswap_wb.alerts.test.yml' "$here/Makefile" &&
-	grep -qx 'usr/share/zswbctl/prometheus' "$ZSWB_TOP/debian/zswbctl.install"
-res $? "make install ships the alerts and their tests; the zswbctl package takes them"
+	grep -qx 'usr/share/zswbctl/prometheus' "$ZSWB_TOP/debian/zswap-wb-prometheus-rules.install"
+res $? "make install ships the alerts and their tests; the zswap-wb-prometheus-rules package takes them"
 
 # zswbctl-plot: PNG and SVG from a report; refusals.
 plot=$here/zswbctl-plot
@@ -736,8 +736,9 @@ grep -q "^\.SS A/B comparisons" "$man" && grep -q 'zswbctl\\-plot' "$man" && gre
 	grep -q 'from\\-csv' "$man" && grep -q 'concurrent' "$man"
 res $? "zswbctl(8) documents ab, zswbctl-plot and the scope label"
 grep -q '^A fleet A/B' "$ZSWB_TOP/Documentation/zswap_wb.rst" &&
-	grep -q 'zswap_wb_settings:pgrotated_per_zswpwb:ratio_rate5m' "$ZSWB_TOP/Documentation/zswap_wb.rst"
-res $? "zswap_wb.rst has the fleet A/B section, naming the rules"
+	grep -q 'zswap_wb_scope:freed_per_written_back:ratio_rate5m' "$ZSWB_TOP/Documentation/zswap_wb.rst" &&
+	grep -q 'zswap-wb-prometheus-rules' "$ZSWB_TOP/Documentation/zswap_wb.rst"
+res $? "zswap_wb.rst has the fleet A/B section, naming the rules and their package"
 man -l "$man" >/dev/null 2>"$tmp/err" && ! grep -q . "$tmp/err"
 res $? "zswbctl(8) renders without warnings"
 grep -q 'zswbctl-plot' "$here/Makefile" && grep -q 'zswap_wb.rules.yml' "$here/Makefile" &&
