@@ -12,8 +12,10 @@ CG_ROOT=/sys/fs/cgroup
 
 # kv FILE NAME: the value of NAME in FILE, a "NAME VALUE" line each, as
 # /proc/vmstat, memory.stat and the module's stats are; 0 if NAME is not
-# there.
+# there, or FILE (a module loaded without its debugfs files, as a failed
+# allocation leaves it).
 kv() {
+	[ -r "$1" ] || { echo 0; return 0; }
 	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"
 }
 
