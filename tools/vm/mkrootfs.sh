@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the test VM's Debian 12 (bookworm) root filesystem: an ext4 image
-# made with mmdebstrap from the Debian archive that apt on this machine is
-# configured with, with systemd as init, and cached outside the repository
-# as $ZSWB_CACHE/rootfs-<hash>.img (hash of the package list and of this
-# script): it is only rebuilt when one of them changes, and replaces the
-# older images of its name. Prints its path.
+# Build the test VM's Debian root filesystem, Debian 12 (bookworm) or, with
+# ZSWB_SUITE=trixie, Debian 13: an ext4 image made with mmdebstrap from the
+# Debian archive that apt on this machine is configured with, with systemd
+# as init, and cached outside the repository as $ZSWB_CACHE/rootfs-<hash>.img
+# (rootfs-trixie-<hash>.img for trixie; hash of the suite, the package list
+# and this script): it is only rebuilt when one of them changes, and
+# replaces the older images of its name. Prints its path.
 #
 #   tools/vm/mkrootfs.sh [--modules] [--sources] [--force]
 #
@@ -16,9 +17,13 @@
 #   --sources   print the apt sources the image would be built from, and exit
 #   --force     rebuild the cached image
 #
-# Environment: ZSWB_ROOTFS_EXTRA adds packages (benchmarks); ZSWB_ROOTFS_NAME
-# names the image instead of "rootfs", so that an image with other packages
-# (make bench-apps: rootfs-apps) does not replace the default one;
+# Environment: ZSWB_SUITE, bookworm (default) or trixie, the Debian release;
+# a suite that apt has no source for is read from the sources of this
+# machine's own release, the suite renamed (bookworm-updates becomes
+# trixie-updates). ZSWB_ROOTFS_EXTRA adds packages (benchmarks);
+# ZSWB_ROOTFS_NAME names the image instead of "rootfs", so that an image
+# with other packages (make bench-apps: rootfs-apps) does not replace the
+# default one; a suite other than bookworm is added to the name.
 # ZSWB_ROOTFS_FREE_MIB is the free space left in the image (default 3072).
 #
 # The guest: root on the disk given as root= (tools/vm/run.sh --rootfs), no
@@ -39,7 +44,11 @@ set -eu
 # part of a test).
 ROOTFS_PACKAGES="systemd systemd-sysv udev dbus kmod procps util-linux e2fsprogs
 	dkms build-essential libelf1 bc less"
-SUITE=bookworm
+SUITE=${ZSWB_SUITE:-bookworm}
+case "$SUITE" in
+bookworm|trixie) ;;
+*) zswb_die "ZSWB_SUITE=$SUITE: use bookworm (default) or trixie" ;;
+esac
 
 modules=0 sources_only=0 force=0
 while [ $# -gt 0 ]; do
@@ -56,12 +65,13 @@ free_mib=${ZSWB_ROOTFS_FREE_MIB:-3072}
 case "$free_mib" in ''|*[!0-9]*) zswb_die "ZSWB_ROOTFS_FREE_MIB takes MiB, got '$free_mib'" ;; esac
 name=${ZSWB_ROOTFS_NAME:-rootfs}
 case "$name" in ''|*[!a-z0-9-]*) zswb_die "ZSWB_ROOTFS_NAME takes a-z, 0-9 and -, got '$name'" ;; esac
+[ "$SUITE" = bookworm ] || name=$name-$SUITE
 packages=$(echo $ROOTFS_PACKAGES ${ZSWB_ROOTFS_EXTRA:-} | tr ' ' '\n' | sort -u | tr '\n' ' ')
 packages=${packages% }
 case "$packages" in *[!a-z0-9.+\ -]*) zswb_die "bad package name in '$packages'" ;; esac
 
-# apt_sources: one "deb [signed-by=KEY] URI SUITE main" line for each
-# enabled entry of apt's configuration whose suite is $SUITE, -updates or
+# apt_sources SUITE: one "deb [signed-by=KEY] URI SUITE main" line for each
+# enabled entry of apt's configuration whose suite is SUITE, -updates or
 # -security, from one-line .list files and deb822 .sources files alike.
 apt_sources() {
 	local f
@@ -104,15 +114,19 @@ apt_sources() {
 				}
 				END { flush() }' "$f"
 		done
-	} | awk -v s="$SUITE" '$2 == s || $2 == s "-updates" || $2 == s "-security" {
+	} | awk -v s="$1" '$2 == s || $2 == s "-updates" || $2 == s "-security" {
 		opt = ($3 != "" ? "[" $3 "] " : "")
 		line = "deb " opt $1 " " $2 " main"
 		if (!seen[line]++) print line
 	}'
 }
 
-srcs=$(apt_sources)
-[ -n "$srcs" ] || zswb_die "apt has no enabled '$SUITE' source in /etc/apt/sources.list{,.d/}: cannot build a Debian 12 image"
+srcs=$(apt_sources "$SUITE")
+host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+if [ -z "$srcs" ] && [ -n "$host" ] && [ "$host" != "$SUITE" ]; then
+	srcs=$(apt_sources "$host" | sed -E "s/ $host(-[a-z]+)? main\$/ $SUITE\1 main/")
+fi
+[ -n "$srcs" ] || zswb_die "apt has no enabled '$SUITE' or '$host' source in /etc/apt/sources.list{,.d/}: cannot build a $SUITE image"
 if [ $sources_only = 1 ]; then
 	echo "$srcs"
 	exit 0
