@@ -22,7 +22,15 @@
 # The .deb files are moved to $ZSWB_CACHE/kernel-deb/ and their paths are
 # printed on the last lines.
 #
-# Environment: ZSWB_DEB_CONFIG, ZSWB_DEB_FLAVOUR, ZSWB_CACHE, ZSWB_JOBS.
+# ZSWB_SUITE selects the Debian release the packages are for:
+#   bookworm (default) Debian 12: this machine's linux-source-6.12 and gcc.
+#   trixie   Debian 13: trixie's linux-source-6.12, built with trixie's
+#            gcc-14 and dpkg in the trixie environment of
+#            tools/kernel/in-suite.sh, whose cache is $ZSWB_CACHE/trixie:
+#            the packages land in $ZSWB_CACHE/trixie/kernel-deb/.
+#
+# Environment: ZSWB_DEB_CONFIG, ZSWB_DEB_FLAVOUR, ZSWB_SUITE, ZSWB_CACHE,
+# ZSWB_JOBS.
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -32,6 +40,16 @@ test|debian) ;;
 *) zswb_die "ZSWB_DEB_CONFIG=$mode: use 'test' (default) or 'debian'" ;;
 esac
 flavour=${ZSWB_DEB_FLAVOUR:-amd64_none_amd64}
+suite=${ZSWB_SUITE:-bookworm}
+case $suite in
+bookworm|trixie) ;;
+*) zswb_die "ZSWB_SUITE=$suite: use bookworm (default) or trixie" ;;
+esac
+# A trixie build on another release runs this script again in the trixie
+# environment, where the release is trixie's own.
+if [ "$suite" = trixie ] && [ "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" != trixie ]; then
+	exec bash "$ZSWB_TOP/tools/kernel/in-suite.sh" trixie bash "$ZSWB_TOP/tools/kernel/build-deb.sh"
+fi
 
 # Sources, patches and build dependencies as for the test kernel.
 ZSWB_BUILD_ONLY_SOURCE=1 bash "$ZSWB_TOP/tools/kernel/build.sh"
