@@ -119,7 +119,15 @@ is() {
 	result "$1" $?
 }
 
-# fake: (re)create the fake module tree.
+# A boolean's words in the schema, in pairs: off, on.
+bool_words='0 1 n y no yes off on false true'
+# fake_param NAME KIND VALUES DEFAULT FLAGS: a "param" line of the schema.
+fake_param() {
+	printf 'param\t%s\t%s\t%s\t%s\t%s\t%s.\n' "$1" "$2" "$3" "$4" "$5" "${1^}"
+}
+
+# fake: (re)create the fake module tree, which describes itself in its
+# schema.
 fake() {
 	rm -rf "$tmp/sys" "$d"
 	mkdir -p "$p" "$d"
@@ -130,6 +138,16 @@ fake() {
 	echo N >"$p/pool_free"
 	echo 7 >"$p/batch_free"
 	printf 'stored_pages 100\nwritten_back 5\nstate idle\n' >"$d/stats"
+	{
+		printf 'stat\tstored_pages\tcounter\t-\tPages stored.\n'
+		printf 'stat\twritten_back\tcounter\t-\tPages written back.\n'
+		fake_param enabled bool "$bool_words" Y -
+		fake_param max_pool_percent uint 0..100 20 -
+		fake_param compressor choice 'lz4 zstd' lz4 -
+		fake_param wb_free bool "$bool_words" N drains
+		fake_param pool_free bool "$bool_words" N drains
+		fake_param batch_free uint 0..64 0 drains
+	} >"$d/schema"
 	: >"$d/reset"
 }
 
@@ -202,6 +220,7 @@ t "set: unknown parameter" 1 '' "zswbctl: unknown parameter 'nope'" \
 is "set: unknown parameter changes nothing" "$p/enabled" Y
 if [ -n "$can_refuse" ]; then
 	ln -s $refused "$p/locked"
+	fake_param locked choice "x $(<$refused)" x - >>"$d/schema"
 	t "set: write refused" 1 '' "zswbctl: cannot set locked to 'x': *" \
 		set enabled N max_pool_percent 50 locked x
 	is "set: refused, first restored" "$p/enabled" Y
@@ -272,6 +291,7 @@ is "unload: non-boolean batch_free kept" "$p/batch_free" 7
 is "unload: enabled kept" "$p/enabled" Y
 fake
 mkdir "$p/zz_free"
+fake_param zz_free bool "$bool_words" N drains >>"$d/schema"
 t "unload: unreadable parameter" 1 '' \
 	"zswbctl: cannot read zz_free: Is a directory" unload
 is "unload: failure restores wb_free" "$p/wb_free" Y
@@ -390,10 +410,8 @@ result "--help: commands, each parameter's values and default (as the module's s
 rm "$d/schema"
 zsw --help
 line=$(sed -n '/^Parameters/,/^$/p' <<<"$out")
-[[ $rc == 0 && $line == *"  async_free       boolean"$'\n'* &&
-   $line == *"  shrink_batch     an integer"$'\n'* &&
-   $line == *"  shrink_policy    ${shrink_names//$'\n'/, }"$'\n'* ]]
-result "--help without a schema: the parameters as their files read" $?
+[[ $rc == 0 && $line == "Parameters (/sys/module/zswap_wb/parameters):"$'\n'"  (read from $d/schema, which cannot be read: No such file or directory)" ]]
+result "--help without a schema: says it cannot be read, no parameter guessed from its file" $?
 ZSWB_SYSFS=$tmp/none zsw --help
 [[ $rc == 0 && $out == *$'Parameters (/sys/module/zswap_wb/parameters):\n  (read from the running zswap_wb, which is not loaded)\n'* ]]
 result "--help without the module: says the parameters come from it" $?
@@ -436,10 +454,20 @@ result "stats --json: strings escaped" $?
 fake_mod
 export ZSWB_DEBUGFS=$tmp/none
 zsw --json status
-[ "$rc" = 4 ] && json_ok 'j["statistics"] is None and j["parameters"]["async_free"]' &&
-	[[ $err == *"debugfs is not mounted"*"statistics not shown"* ]]
-result "status --json without debugfs: parameters, statistics null, exit 4" $?
+[ "$rc" = 4 ] && json_ok 'j == {"parameters": None, "statistics": None}' &&
+	[[ $err == *"debugfs is not mounted"*$'\n'"zswbctl: parameters and statistics not shown" ]]
+result "status --json without debugfs: parameters and statistics null (no schema to type them), exit 4" $?
 export ZSWB_DEBUGFS=$tmp/debug
+rm "$d/schema"
+zsw --json status
+[ "$rc" = 1 ] && json_ok 'j["parameters"] is None and j["statistics"]["inflight"] == 4' &&
+	[[ $err == "zswbctl: cannot read $d/schema: No such file or directory"$'\n'"zswbctl: parameters not shown" ]]
+result "status --json without a schema: parameters null, statistics, exit 1" $?
+fake_mod
+rm "$d/schema"
+t "status without a schema: the parameters as their files read" 0 '*sync_free = N*written_back 101*' '' \
+	status
+fake_mod
 
 # --- diff: counters only ---
 
@@ -740,8 +768,12 @@ echo "ffffffff81000000 T _stext" >"$tmp/nohook"
 gone "no hook in the running kernel" 3 "zswbctl: zswap_wb cannot be loaded: *" \
 	ZSWB_SYSFS="$tmp/none" ZSWB_KALLSYMS="$tmp/nohook"
 gone "no debugfs" 4 "$nodbg" ZSWB_DEBUGFS="$tmp/none"
-gone "statistics that cannot be read" 1 "zswbctl: cannot read *stats*" \
+gone "no schema" 1 "zswbctl: cannot read $tmp/sys/parameters/schema: No such file or directory" \
 	ZSWB_DEBUGFS="$tmp/sys/parameters"
+mkdir -p "$tmp/nostats"
+printf '%s\n' "$schema" >"$tmp/nostats/schema"
+gone "statistics that cannot be read" 1 "zswbctl: cannot read $tmp/nostats/stats: *" \
+	ZSWB_DEBUGFS="$tmp/nostats"
 ZSWB_SYSFS=$tmp/none zsw prometheus
 printf '%s\n' "$out" >"$tmp/down.prom"
 [ "$rc" = 2 ] && [ "$err" = "$nomod" ] && only_down "$tmp/down.prom" &&
@@ -795,12 +827,15 @@ diag "reader: $(<"$tmp/reader")"
 result "prometheus FILE: replaced 100 times, a reader never sees a partial file" $ok
 fake
 printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+echo "extra 3" >>"$d/stats"
 zsw prometheus
 promcheck <<<"$out" && has 'zswap_wb_param_info{name="compressor",value="lz4"} 1.0' &&
 	has "zswap_wb_param_enabled 1.0" && has "zswap_wb_stored_pages_total 100.0" &&
-	grep -q '^# HELP zswap_wb_stored_pages_total zswap_wb statistic stored_pages.$' <<<"$out" &&
+	grep -q '^# HELP zswap_wb_stored_pages_total Pages stored.$' <<<"$out" &&
+	has "zswap_wb_extra_total 3.0" &&
+	grep -q '^# HELP zswap_wb_extra_total zswap_wb statistic extra.$' <<<"$out" &&
 	! grep -q state <<<"$out"
-result "prometheus: unknown parameters and statistics, non-numeric values left out" $?
+result "prometheus: a statistic the schema does not list is a counter, non-numeric values left out" $?
 "$bin" stats >/dev/full 2>"$tmp/err"
 rc=$?
 out=''
@@ -1037,48 +1072,51 @@ done
 result "params: empty, dot, slash and overlong names are unknown parameters" $ok
 fake_mod
 echo anything >"$p/custom"
-t "params: a parameter zswbctl does not know takes any value" 0 '' '' set custom 'any value'
-is "params: the unknown parameter's value written" "$p/custom" 'any value'
+t "params: a parameter the schema does not list is not set" 1 '' \
+	"zswbctl: cannot set custom: not in the module's schema ($d/schema)" \
+	set sync_free 1 custom 'any value'
+is "params: a parameter the schema does not list changes nothing" "$p/sync_free" N
 t "params: an odd number of names and values" 64 '' "$usage" set sync_free 1 shrink_batch
 is "params: an odd number changes nothing" "$p/sync_free" N
 
 # --- params.c and schema.c: the drain contract, from the module's schema ---
 
 fake_mod
-printf 'param\thold\tbool\t0 1\tN\tdrains\tHeld.\n' >>"$d/schema"
+printf 'param\thold\tbool\toff on\tN\tdrains\tHeld.\n' >>"$d/schema"
 for f in hold zz_free freeish; do echo Y >"$p/$f"; done
 zsw unload
 ok=0
 [[ $rc == 0 && -z $err ]] || ok=1
-for f in sync_free async_free hold; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
+for f in sync_free async_free; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
+[ "$(<"$p/hold")" = off ] || { diag "hold not off"; ok=1; }
 for f in zz_free freeish; do [ "$(<"$p/$f")" = Y ] || { diag "$f changed"; ok=1; }; done
-result "params: unload turns off the booleans the schema says drain, whatever their names" $ok
-# A module without a schema (0.1.0): the contract it had, in the names.
+result "params: unload turns off the booleans the schema says drain, whatever their names, with its off word" $ok
+# A loaded module whose schema cannot be read: what needs it fails, saying
+# why, and changes nothing.
 fake_mod
 rm "$d/schema"
-echo Y >"$p/zz_free"
-echo Y >"$p/freeish"
-echo Y >"$p/free_later"
-echo 5 >"$p/count_free"
-zsw unload
-ok=0
-[[ $rc == 0 && -z $err ]] || ok=1
-for f in sync_free async_free zz_free; do [ "$(<"$p/$f")" = 0 ] || { diag "$f not off"; ok=1; }; done
-for f in freeish free_later; do [ "$(<"$p/$f")" = Y ] || { diag "$f changed"; ok=1; }; done
-[ "$(<"$p/count_free")" = 5 ] || ok=1
-result "params: without a schema, unload turns off every boolean ending in _free, and nothing else" $ok
+noschema="zswbctl: cannot read $d/schema: No such file or directory"
+for cmd in "set async_free N" unload "diff true" "ab --pairs 2 -- true"; do
+	# shellcheck disable=SC2086 # split cmd on purpose
+	t "$cmd: no schema, exit 1" 1 '' "$noschema" $cmd
+done
+is "no schema: nothing turned off" "$p/async_free" Y
 fake_mod
-rm "$d/schema"
+chmod 000 "$d/schema"
+if ! : <"$d/schema" 2>/dev/null; then
+	t "set: a schema debugfs refuses, exit 5" 5 '' \
+		"zswbctl: cannot read $d/schema: Permission denied: debugfs is for root, run zswbctl as root" \
+		set async_free N
+else
+	skip "set: a schema debugfs refuses, exit 5" "root reads a file of mode 000"
+fi
+chmod 600 "$d/schema"
+fake_mod
+sed -i 's/^\(param\tasync_free\t.*\t\)drains,waits\t/\1drains\t/' "$d/schema"
 echo 4 >"$d/inflight"
-( sleep 0.3; echo 0 >"$d/inflight" ) &
-# As the kernel does, the fake file reads N once async_free is off.
 zsw set async_free N
-wait
-[[ $rc == 0 && $err == "zswbctl: waiting for 4 folios under writeback (Ctrl-C stops waiting)" ]]
-result "params: without a schema, set waits once async_free reads N" $?
-zsw set sync_free N
 [[ $rc == 0 && -z $err ]]
-result "params: without a schema, set sync_free N does not wait" $?
+result "params: a parameter the schema does not flag waits does not wait, async_free too" $?
 rm -f "$d/inflight"
 fake_mod
 sed -i 's/^\(param\tsync_free\t.*\t\)drains\t/\1drains,waits\t/' "$d/schema"
@@ -1125,20 +1163,13 @@ is "set: a value refused before writing leaves the policy as it read" "$p/shrink
 bracketed shrink_policy per_node >"$p/shrink_policy"
 ln -sf /proc/sys/kernel/ostype "$p/locked" 2>/dev/null
 if [ -n "$can_refuse" ]; then
+	fake_param locked choice "x $(<$refused)" x - >>"$d/schema"
 	zsw set shrink_policy carry locked x
 	is "set: the old choice written back on a refused write" "$p/shrink_policy" per_node
 else
 	skip "set: the old choice written back on a refused write" "no read-only file"
 fi
 rm -f "$p/locked"
-fake_mod
-rm "$d/schema"
-t "set: without a schema, a policy's names are those its file lists" 64 '' \
-	"zswbctl: invalid value 'fast' for shrink_policy: one of ${shrink_names//$'\n'/, }" \
-	set shrink_policy fast
-t "set: without a schema, booleans and integers are left to the module" 0 '' '' \
-	set sync_free maybe shrink_batch 5000
-is "set: left to the module, written" "$p/shrink_batch" 5000
 
 # --- schema.c: what the module says of its statistics ---
 
@@ -1165,12 +1196,44 @@ fake_mod
 zsw prometheus
 grep -qx '# HELP zswap_wb_param_info Parameters whose value is a name (readahead_policy: which swap readahead to skip for zswap entries on a swapin fault; shrink_policy: how shrink_memcg() spreads its batch over the nodes), the value as a label.' <<<"$out"
 result "schema: the HELP of zswap_wb_param_info names each policy in the module's words" $?
-rm "$d/schema"
+
+# --- params.c: each parameter typed by the schema's kind, never by its value ---
+
+fake_mod
+echo many >"$p/count"
+echo 1 >"$p/mode"
+echo Y >"$p/word"
+echo 7 >"$p/flag"
+echo 0 >"$p/level"
+echo 1 >"$p/one"
+echo x >"$p/unlisted"
+{
+	fake_param count uint 0..10 0 -
+	fake_param mode choice '0 1 2' 0 -
+	fake_param word choice 'Y N' N -
+	fake_param flag bool "$bool_words" N -
+	fake_param level uint 0..10 0 -
+	fake_param one bool "$bool_words" N -
+} >>"$d/schema"
+typed_err="zswbctl: parameter 'count' left out: 'many' is not an integer, as the module's schema says it is
+zswbctl: parameter 'flag' left out: '7' is not a boolean, as the module's schema says it is
+zswbctl: parameter 'unlisted' left out: not in the module's schema ($d/schema)"
+zsw --json status
+[ "$rc" = 0 ] && [ "$err" = "$typed_err" ] &&
+	json_ok 'j["parameters"] == {"async_free": True, "level": 0, "mode": "1", "one": True,
+	"readahead_policy": "stock", "shrink_batch": 32, "shrink_policy": "per_node",
+	"sync_free": False, "word": "Y"}'
+result "json: each parameter as its schema kind (a choice '1' a string, a word of a uint left out)" $?
 zsw prometheus
-grep -qx '# HELP zswap_wb_param_info Parameters whose value is a name, the value as a label.' <<<"$out" &&
-	grep -qx '# HELP zswap_wb_param_sync_free zswap_wb parameter sync_free.' <<<"$out" &&
-	grep -qx '# TYPE zswap_wb_queue_depth_total counter' <<<"$out"
-result "schema: without one, parameters have no help and every statistic is a counter" $?
+ok=0
+[ "$rc" = 0 ] && [ "$err" = "$typed_err" ] || ok=1
+for l in 'zswap_wb_param_info{name="mode",value="1"} 1' 'zswap_wb_param_info{name="word",value="Y"} 1' \
+	'zswap_wb_param_level 0' 'zswap_wb_param_one 1' 'zswap_wb_param_async_free 1'; do
+	grep -qxF "$l" <<<"$out" || { diag "missing: $l"; ok=1; }
+done
+! grep -qE 'zswap_wb_param_(count|flag|unlisted|mode|word)|name="(count|flag|unlisted)"' <<<"$out" ||
+	ok=1
+result "prometheus: each parameter as its schema kind, the others left out" $ok
 
 fake_mod
 echo 4 >"$d/inflight"
@@ -1241,7 +1304,7 @@ for args in "-j" "--json" "-j status" "status -j" "status --json" "-j -j status"
 done
 result "json: every --json form of status and stats prints one JSON object" $ok
 fake
-jcheck "json: status of unknown parameters, typed" 0 'j == {"parameters": {"batch_free": 7,
+jcheck "json: status, the parameters typed by the schema" 0 'j == {"parameters": {"batch_free": 7,
 	"compressor": "lz4", "enabled": True, "max_pool_percent": 20, "pool_free": False,
 	"wb_free": True}, "statistics": {"stored_pages": 100, "written_back": 5, "state": "idle"}}' -j
 : >"$d/stats"
@@ -1253,10 +1316,10 @@ fake
 printf '%s\n' "neg -5" "negzero -0" "zero 0" "lead 007" "max 18446744073709551615" \
 	"over 18446744073709551616" "plus +1" "hex 0x10" "frac 1.5" "lower y" "upper Y" "no N" \
 	"empty" >"$d/stats"
-jcheck "json: integers in canonical form, only Y and N booleans, the rest strings" 0 \
+jcheck "json: statistics are integers in canonical form, the rest strings, none a boolean" 0 \
 	'j == {"neg": -5, "negzero": 0, "zero": 0, "lead": 7, "max": 18446744073709551615,
 	"over": "18446744073709551616", "plus": "+1", "hex": "0x10", "frac": "1.5",
-	"lower": "y", "upper": True, "no": False, "empty": ""}' -j stats
+	"lower": "y", "upper": "Y", "no": "N", "empty": ""}' -j stats
 # Every control character but the line end, quotes, backslash, DEL and UTF-8,
 # in a key and in a value.
 "$py" -c 'import sys
@@ -1297,6 +1360,12 @@ printf 'a"b\\c\n' >"$p/weird"
 printf 'l1\nl2\n' >"$p/multi"
 echo -3 >"$p/negp"
 echo x >"$p/bad-name"
+{
+	fake_param weird choice 'a"b\c' 'a"b\c' -
+	fake_param multi choice l1 l1 -
+	fake_param negp choice -3 -3 -
+	fake_param bad-name choice x x -
+} >>"$d/schema"
 printf '%s\n' "k 1" "bad-key 2" "v_node1 3" "v_node2 4" "w_node 5" "x_nodeA 6" >"$d/stats"
 printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
 zsw prometheus
@@ -1305,7 +1374,8 @@ ok=0
 prom_lines || ok=1
 printf '%s\n' "$out" | promcheck || { diag "$(<"$tmp/prom.err")"; ok=1; }
 for l in 'zswap_wb_param_info{name="weird",value="a\"b\\c"} 1' \
-	'zswap_wb_param_info{name="multi",value="l1\nl2"} 1' 'zswap_wb_param_negp -3' \
+	'zswap_wb_param_info{name="multi",value="l1\nl2"} 1' \
+	'zswap_wb_param_info{name="negp",value="-3"} 1' \
 	'zswap_wb_k_total 1' 'zswap_wb_v_total{node="1"} 3' 'zswap_wb_v_total{node="2"} 4' \
 	'zswap_wb_w_node_total 5' 'zswap_wb_x_nodeA_total 6'; do
 	grep -qxF "$l" <<<"$out" || { diag "missing: $l"; ok=1; }

@@ -460,7 +460,7 @@ int cmd_ab(char **argv)
 			ret = unknown_metric(ab.from_csv);
 		return ret ? ret : ab_output();
 	}
-	ret = check_dirs(NEED_DEBUGFS);
+	ret = check_dirs(NEED_SCHEMA);
 	if (!ret)
 		ret = ab_check_metric_name(ab.metric);
 	if (!ret)

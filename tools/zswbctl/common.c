@@ -244,16 +244,18 @@ int check_debugfs(void)
 }
 
 /*
- * Check what @needs (nothing for 0): the statistics are the module's, so
- * their commands check that it is loaded first, to name that cause rather
- * than debugfs.
+ * Check what @needs (nothing for 0): the statistics and the schema are the
+ * module's, so their commands check that it is loaded first, to name that
+ * cause rather than debugfs, and debugfs before the schema in it.
  */
 int check_dirs(int needs)
 {
 	int ret = needs ? check_sysfs() : 0;
 
-	if (!ret && (needs & NEED_DEBUGFS))
+	if (!ret && (needs & (NEED_DEBUGFS | NEED_SCHEMA)))
 		ret = check_debugfs();
+	if (!ret && (needs & NEED_SCHEMA))
+		ret = schema_check();
 	return ret;
 }
 
@@ -362,19 +364,6 @@ void print_num(FILE *f, const char *s)
 		fprintf(f, "%lld", (long long)v);
 	else
 		fprintf(f, "%llu", v);
-}
-
-/*
- * How a value read from sysfs or debugfs is typed, in JSON and in
- * Prometheus alike.
- */
-enum value_kind value_kind(const char *val)
-{
-	unsigned long long num;
-
-	if (!strcmp(val, "Y") || !strcmp(val, "N"))
-		return VALUE_BOOL;
-	return parse_num(val, &num) ? VALUE_NUM : VALUE_NAME;
 }
 
 /*

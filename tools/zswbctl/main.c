@@ -70,14 +70,14 @@ static const struct command commands[] = {
 	  "get [-c|--choices] NAME",
 	  "print the value of parameter NAME; with --choices, every\n"
 	  "choice of a policy, the current one in brackets" },
-	{ "set", cmd_set, 2, -1, NEED_SYSFS, false, no_opts, false,
+	{ "set", cmd_set, 2, -1, NEED_SCHEMA, false, no_opts, false,
 	  "set NAME VALUE [NAME VALUE ...]",
 	  "set parameters in order; if one fails, put back those set" },
 	{ "stats", cmd_stats, 0, -1, NEED_DEBUGFS, true, stats_opts, false,
 	  "[-j|--json] stats [--scope NAME] [KEY ...]",
 	  "print the statistics, or the values of the KEYs in order;\n"
 	  "--scope NAME: those of policy scope NAME; -j, --json: as JSON" },
-	{ "diff", cmd_diff, 1, -1, NEED_DEBUGFS, false, no_opts, true,
+	{ "diff", cmd_diff, 1, -1, NEED_SCHEMA, false, no_opts, true,
 	  "diff [--] CMD [ARGS ...]",
 	  "run CMD and print how each counter changed (gauges and\n"
 	  "latency percentiles are left out: they are not deltas);\n"
@@ -125,7 +125,7 @@ static const struct command commands[] = {
 	{ "reset", cmd_reset, 0, 0, NEED_DEBUGFS, false, no_opts, false,
 	  "reset",
 	  "zero the counters (gauges are kept)" },
-	{ "unload", cmd_unload, 0, 0, NEED_SYSFS, false, no_opts, false,
+	{ "unload", cmd_unload, 0, 0, NEED_SCHEMA, false, no_opts, false,
 	  "unload",
 	  "turn the free policies off (those the module says drain),\n"
 	  "waiting for the folios in flight, then remove the module" },

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswbctl: the module parameters, files in $ZSWB_SYSFS/parameters: what
- * values each takes, reading and setting them ("get", "set"), and turning
- * the free policies off before the module is removed ("unload").
+ * values each takes, reading and setting them ("get", "set"), reading them
+ * as their kinds for JSON and Prometheus (params_typed()), and turning the
+ * free policies off before the module is removed ("unload"). What a
+ * parameter is (its kind, values, flags) is the module's schema's alone;
+ * a parameter it does not list is neither set nor typed.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -50,44 +53,30 @@ static void print_param_help(const struct param_info *p)
 		for (v = p->values; v && *v; v++)
 			printf("%s%s", v == p->values ? "" : ", ", *v);
 		break;
-	case PARAM_OTHER:
-		fputs("a value", stdout);
-		break;
 	}
-	if (p->def)
-		printf(" (default %s)", p->def);
-	putchar('\n');
+	printf(" (default %s)\n", p->def);
 }
 
 /*
- * The parameter lines of --help, as the running module describes them; a
- * module without a schema, by what their files say; none if it is not
- * loaded.
+ * The parameter lines of --help, as the running module's schema describes
+ * them; instead, why there are none when the module is not loaded or its
+ * schema cannot be read.
  */
 void print_params_help(void)
 {
-	const struct param_info *list, *p;
-	struct dirent **ents;
-	size_t i;
-	int n;
+	const struct param_info *list;
+	size_t i, n;
 
 	if (access(sysfs_dir, F_OK)) {
 		puts("  (read from the running " MODNAME ", which is not loaded)");
 		return;
 	}
 	n = param_infos(&list);
-	for (i = 0; i < (size_t)n; i++)
+	if (schema_error())
+		printf("  (read from %s/schema, which cannot be read: %s)\n", debugfs_dir,
+		       strerror(-schema_error()));
+	for (i = 0; i < n; i++)
 		print_param_help(&list[i]);
-	if (n)
-		return;
-	n = param_list(&ents);
-	for (i = 0; n > 0 && i < (size_t)n; i++) {
-		p = param_info(ents[i]->d_name);
-		if (p)
-			print_param_help(p);
-	}
-	if (n > 0)
-		param_list_free(ents, n);
 }
 
 /* Build the path of parameter @name in @buf; false for a bad name. */
@@ -219,58 +208,83 @@ static bool is_word(const char *val, char * const *words, bool icase)
 }
 
 /*
- * Whether writing @val turned boolean parameter @p off: an off word of
- * the module's pairs; without them, whether the parameter now reads N.
+ * Boolean parameter @p's word @val (in any case, as the module reads it)
+ * in *@on: a word of its pairs, off then on. False if it is none of them.
  */
-static bool turned_off(const struct param_info *p, const char *val)
+static bool bool_word(const struct param_info *p, const char *val, bool *on)
 {
-	char **v, *now;
-	bool off;
-	int err;
+	size_t i;
 
-	for (v = p->values; v && v[0]; v += 2)
-		if (!strcasecmp(val, v[0]))
+	for (i = 0; p->values[i]; i++)
+		if (!strcasecmp(val, p->values[i])) {
+			*on = i % 2;
 			return true;
-	if (p->values)
-		return false;
-	now = param_read(p->name, &err);
-	off = now && !strcmp(now, "N");
-	free(now);
-	return off;
+		}
+	return false;
+}
+
+/*
+ * Whether writing @val to parameter @name turns it off with folios left in
+ * flight, to be waited for: the schema flags it "waits" and @val is an
+ * off word of its boolean pairs.
+ */
+static bool waits_off(const char *name, const char *val)
+{
+	const struct param_info *p = param_info(name);
+	bool on;
+
+	return p && (p->flags & DRAIN_WAIT_OFF) && p->type == PARAM_BOOL &&
+	       bool_word(p, val, &on) && !on;
+}
+
+/* Say that a parameter is not in the schema: "@what: not in ...". */
+static void not_listed(const char *what)
+{
+	msg("%s: not in the module's schema (%s/schema)", what, debugfs_dir);
 }
 
 /*
  * Check @val for parameter @name as the module will, so that a bad value
- * is refused before anything is written; 0, or EXIT_USAGE after saying why.
- * What the module does not describe (values of a parameter it does not
- * list, of a module without a schema) is left to the module.
+ * is refused before anything is written; 0, or the exit code after saying
+ * why: EXIT_USAGE for a bad value, 1 for a parameter the schema does not
+ * list (zswbctl sets only what the module describes).
  */
 int param_check(const char *name, const char *val)
 {
 	const struct param_info *p = param_info(name);
 	unsigned long num;
+	char what[300], *end, *raw;
 	char **v;
-	char *end;
+	int err;
 
-	if (!p)
-		return 0;
+	if (!p) {
+		/* A name without a file is unknown, whatever the schema says. */
+		raw = param_read_raw(name, &err);
+		if (!raw)
+			return read_failed(name, err);
+		free(raw);
+		snprintf(what, sizeof(what), "cannot set %s", name);
+		not_listed(what);
+		return 1;
+	}
 	switch (p->type) {
 	case PARAM_UINT:
-		if (!p->ranged)
-			return 0;
 		/* As kstrtouint(..., 0, ...): decimal, 0x hex or 0 octal. */
 		errno = 0;
 		num = isdigit((unsigned char)*val) ? strtoul(val, &end, 0) : 0;
-		if (isdigit((unsigned char)*val) && !errno && !*end &&
-		    num >= p->min && num <= p->max)
+		if (isdigit((unsigned char)*val) && !errno && !*end && num <= UINT_MAX &&
+		    (!p->ranged || (num >= p->min && num <= p->max)))
 			return 0;
-		msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
-		    p->min, p->max);
+		if (p->ranged)
+			msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
+			    p->min, p->max);
+		else
+			msg("invalid value '%s' for %s: an integer", val, name);
 		return EXIT_USAGE;
 	case PARAM_BOOL:
 	case PARAM_CHOICE:
 		/* As the module: booleans in any case, names exactly. */
-		if (!p->values || is_word(val, p->values, p->type == PARAM_BOOL))
+		if (is_word(val, p->values, p->type == PARAM_BOOL))
 			return 0;
 		fprintf(stderr, "zswbctl: invalid value '%s' for %s: one of", val, name);
 		if (p->type == PARAM_BOOL)	/* the pairs on, off: "1, 0, y, n, ..." */
@@ -281,18 +295,16 @@ int param_check(const char *name, const char *val)
 				fprintf(stderr, "%s %s", v == p->values ? "" : ",", *v);
 		fputc('\n', stderr);
 		return EXIT_USAGE;
-	case PARAM_OTHER:
-		break;
 	}
 	return 0;
 }
 
 /*
- * Turning async_free off stops marking at once but does not wait for the
- * folios under writeback: a stalled swap device would otherwise hold every
- * parameter of the module. Wait here instead, in user space, where Ctrl-C
- * works, saying what is waited for. Without debugfs there is nothing to
- * watch: unload then relies on its retries. 0, or 1 if interrupted.
+ * Turning a parameter the schema flags "waits" off stops marking at once
+ * but does not wait for the folios under writeback: a stalled swap device
+ * would otherwise hold every parameter of the module. Wait here instead,
+ * in user space, where Ctrl-C works, saying what is waited for, until
+ * debugfs "inflight" reads 0 (or cannot be read). 0, or 1 if interrupted.
  */
 static int wait_inflight(void)
 {
@@ -359,27 +371,22 @@ int cmd_get(char **argv)
 }
 
 /*
- * Set parameter @name to @val as "set" does: a free policy turned off
- * waits for the folios in flight. 0, -errno (nothing said), or 1 when the
- * wait was interrupted.
+ * Set parameter @name to @val as "set" does: one the schema flags "waits",
+ * turned off, waits for the folios in flight. 0, -errno (nothing said), or
+ * 1 when the wait was interrupted.
  */
 int param_set(const char *name, const char *val)
 {
-	const struct param_info *p;
 	int err = param_write(name, val);
 
 	if (err)
 		return err;
-	if (!(param_flags(name) & DRAIN_WAIT_OFF))
-		return 0;
-	p = param_info(name);
-	return p && turned_off(p, val) ? wait_inflight() : 0;
+	return waits_off(name, val) ? wait_inflight() : 0;
 }
 
 /* "set NAME VALUE...": set in order, undo all of them on a failure. */
 int cmd_set(char **argv)
 {
-	const struct param_info *p;
 	int i, n, err, ret = 0;
 	struct undo *u;
 
@@ -419,13 +426,9 @@ int cmd_set(char **argv)
 		}
 	}
 	/* Off means the folios in flight are freed too, once this returns. */
-	for (i = 0; i < n && !ret; i++) {
-		if (!(param_flags(u[i].name) & DRAIN_WAIT_OFF))
-			continue;
-		p = param_info(u[i].name);
-		if (p && turned_off(p, argv[2 * i + 1]))
+	for (i = 0; i < n && !ret; i++)
+		if (waits_off(u[i].name, argv[2 * i + 1]))
 			ret = wait_inflight();
-	}
 out:
 	undo_free(u, n);
 	return ret;
@@ -446,29 +449,29 @@ static int unload_module(void)
 	}
 }
 
-/* Set each boolean DRAIN_ON_UNLOAD parameter to 0, saving it in @u[*k]; 0 or 1. */
-static int drain_free_params(struct dirent **ents, int n, struct undo *u,
+/*
+ * Turn off each of the @n boolean parameters in @list that the schema
+ * flags "drains", with the first word of its pairs, saving it in @u[*k];
+ * 0 or 1.
+ */
+static int drain_free_params(const struct param_info *list, size_t n, struct undo *u,
 			     int *k)
 {
 	const char *name;
 	char *old;
-	int i, err;
+	size_t i;
+	int err;
 
 	for (i = 0; i < n; i++) {
-		name = ents[i]->d_name;
-		if (!(param_flags(name) & DRAIN_ON_UNLOAD))
+		if (!(list[i].flags & DRAIN_ON_UNLOAD) || list[i].type != PARAM_BOOL)
 			continue;
+		name = list[i].name;
 		old = param_read(name, &err);
 		if (!old)
 			return read_failed(name, err);
-		/* Kernel bool and invbool parameters read as Y or N. */
-		if (value_kind(old) != VALUE_BOOL) {
-			free(old);
-			continue;
-		}
-		err = param_write(name, "0");
+		err = param_write(name, list[i].values[0]);
 		if (err) {
-			msg("cannot set %s to '0': %s", name, strerror(-err));
+			msg("cannot set %s to '%s': %s", name, list[i].values[0], strerror(-err));
 			free(old);
 			return 1;
 		}
@@ -482,17 +485,16 @@ static int drain_free_params(struct dirent **ents, int n, struct undo *u,
 int cmd_unload(char **argv __maybe_unused)
 {
 	const char *skip = getenv("ZSWB_NO_DELETE_MODULE");
-	struct dirent **ents;
+	const struct param_info *list;
 	struct undo *u;
-	int n, k = 0, err, ret;
+	int k = 0, err, ret;
+	size_t n;
 
-	n = param_list(&ents);
-	if (n < 0)
-		return 1;
+	n = param_infos(&list);
 	u = calloc(n + 1, sizeof(*u));
 	if (!u)
 		msg("out of memory");
-	ret = u ? drain_free_params(ents, n, u, &k) : 1;
+	ret = u ? drain_free_params(list, n, u, &k) : 1;
 	if (!ret)
 		ret = wait_inflight();
 	if (!ret && skip && !strcmp(skip, "1")) {
@@ -509,6 +511,94 @@ int cmd_unload(char **argv __maybe_unused)
 	if (ret)
 		undo_all(u, k);
 	undo_free(u, k);
-	param_list_free(ents, n);
 	return ret;
+}
+
+/*
+ * Read parameter value @pv->val as the schema's kind of @pv->info: a
+ * boolean's word in @pv->on, a uint's decimal number (as the module prints
+ * it) in @pv->num; any name is a choice's. False for a value that is not
+ * one of its kind.
+ */
+static bool param_typed(struct param_val *pv)
+{
+	const struct param_info *p = pv->info;
+
+	switch (p->type) {
+	case PARAM_BOOL:
+		return bool_word(p, pv->val, &pv->on);
+	case PARAM_UINT:
+		return *pv->val != '-' && parse_num(pv->val, &pv->num);
+	case PARAM_CHOICE:
+		break;
+	}
+	return true;
+}
+
+static const char * const param_kinds[] = {
+	[PARAM_BOOL] = "a boolean", [PARAM_UINT] = "an integer", [PARAM_CHOICE] = "a choice",
+};
+
+/*
+ * The parameters, sorted by name, each read as its kind (param_typed()),
+ * for the outputs that type them (JSON, Prometheus): in *@vals, *@n of
+ * them. A parameter the schema does not list, or whose value is not of
+ * its kind, is left out, said on stderr. 0; 1 if a parameter could not be
+ * read (the others are in *@vals, said on stderr); or the exit code of
+ * schema_check(), with *@vals NULL.
+ */
+int params_typed(struct param_val **vals, size_t *n)
+{
+	struct param_val *v = NULL;
+	struct dirent **ents;
+	const char *name;
+	int i, nr, err, ret;
+	char what[300];
+
+	*vals = NULL;
+	*n = 0;
+	ret = schema_check();
+	if (ret)
+		return ret;
+	nr = param_list(&ents);
+	if (nr < 0)
+		return 1;
+	v = calloc(nr + 1, sizeof(*v));
+	if (!v) {
+		param_list_free(ents, nr);
+		msg("out of memory");
+		return 1;
+	}
+	for (i = 0; i < nr; i++) {
+		name = ents[i]->d_name;
+		v[*n].val = param_read(name, &err);
+		if (!v[*n].val) {
+			ret = read_failed(name, err);
+			continue;
+		}
+		snprintf(what, sizeof(what), "parameter '%s' left out", name);
+		v[*n].info = param_info(name);
+		if (!v[*n].info) {
+			not_listed(what);
+		} else if (!param_typed(&v[*n])) {
+			msg("%s: '%s' is not %s, as the module's schema says it is", what,
+			    v[*n].val, param_kinds[v[*n].info->type]);
+		} else {
+			(*n)++;
+			continue;
+		}
+		free(v[*n].val);
+		v[*n].val = NULL;
+	}
+	param_list_free(ents, nr);
+	*vals = v;
+	return ret;
+}
+
+/* Free what params_typed() gave. */
+void params_typed_free(struct param_val *vals, size_t n)
+{
+	while (n-- > 0)
+		free(vals[n].val);
+	free(vals);
 }

@@ -56,29 +56,27 @@ static void prom_seconds(FILE *out, unsigned long long us)
 }
 
 /*
- * The HELP of zswap_wb_param_info: the parameters whose value is a name
- * (of the @n in @ents, with their values in @vals), each with the
- * module's help, worded as "name: its help".
+ * The HELP of zswap_wb_param_info: the choice parameters (of the @n in
+ * @v), each with the module's help, worded as "name: its help".
  */
-static void prom_info_head(FILE *out, struct dirent **ents, char **vals, int n)
+static void prom_info_head(FILE *out, const struct param_val *v, size_t n)
 {
 	const struct param_info *p;
 	const char *sep = " (";
-	size_t len;
-	int i;
+	size_t i, len;
 
 	fputs("# HELP zswap_wb_param_info Parameters whose value is a name", out);
 	for (i = 0; i < n; i++) {
-		if (!prom_name_ok(ents[i]->d_name) || value_kind(vals[i]) != VALUE_NAME)
+		p = v[i].info;
+		if (p->type != PARAM_CHOICE || !prom_name_ok(p->name))
 			continue;
-		p = param_info(ents[i]->d_name);
-		len = p && p->help ? strlen(p->help) : 0;
+		len = strlen(p->help);
 		if (len && p->help[len - 1] == '.')
 			len--;
 		if (!len)
 			continue;
 		/* "How ... nodes." as "how ... nodes" */
-		fprintf(out, "%s%s: %c%.*s", sep, ents[i]->d_name,
+		fprintf(out, "%s%s: %c%.*s", sep, p->name,
 			tolower((unsigned char)p->help[0]), (int)len - 1, p->help + 1);
 		sep = "; ";
 	}
@@ -87,67 +85,52 @@ static void prom_info_head(FILE *out, struct dirent **ents, char **vals, int n)
 }
 
 /*
- * The parameters: booleans as 0/1 gauges, numbers as gauges, and the
- * others (the policies) as one info-style gauge with the value in a label.
+ * The parameters, each as the module's schema types it (params_typed()):
+ * booleans as 0/1 gauges, uints as gauges, and the choices (the policies)
+ * as one info-style gauge with the value in a label.
  */
 static int prom_params(FILE *out)
 {
 	const struct param_info *p;
-	enum value_kind kind;
-	struct dirent **ents;
-	int i, n, err, ret = 0;
+	struct param_val *v;
 	bool names = false;
 	char help[256];
-	char **vals;
+	size_t i, n;
+	int ret;
 
-	n = param_list(&ents);
-	if (n < 0)
-		return 1;
-	vals = calloc(n + 1, sizeof(*vals));
-	if (!vals) {
-		msg("out of memory");
-		ret = 1;
+	ret = params_typed(&v, &n);
+	if (ret) {
+		params_typed_free(v, n);
+		return ret;
 	}
-	for (i = 0; i < n && !ret; i++) {
-		vals[i] = param_read(ents[i]->d_name, &err);
-		if (!vals[i])
-			ret = read_failed(ents[i]->d_name, err);
-		else if (!prom_name_ok(ents[i]->d_name))
-			msg("parameter '%s' left out: not a metric name", ents[i]->d_name);
-	}
-	for (i = 0; i < n && !ret; i++) {
-		if (!prom_name_ok(ents[i]->d_name))
+	for (i = 0; i < n; i++) {
+		p = v[i].info;
+		if (!prom_name_ok(p->name)) {
+			msg("parameter '%s' left out: not a metric name", p->name);
 			continue;
-		kind = value_kind(vals[i]);
-		if (kind == VALUE_NAME) {
+		}
+		if (p->type == PARAM_CHOICE) {
 			names = true;
 			continue;
 		}
-		p = param_info(ents[i]->d_name);
-		snprintf(help, sizeof(help), MODNAME " parameter %.200s.", ents[i]->d_name);
+		snprintf(help, sizeof(help), MODNAME " parameter %.200s.", p->name);
 		fprintf(out, "# HELP zswap_wb_param_%s %s\n# TYPE zswap_wb_param_%s gauge\n",
-			ents[i]->d_name, p && p->help ? p->help : help, ents[i]->d_name);
-		fprintf(out, "zswap_wb_param_%s ", ents[i]->d_name);
-		if (kind == VALUE_BOOL)
-			fputc(*vals[i] == 'Y' ? '1' : '0', out);
-		else
-			print_num(out, vals[i]);
-		fputc('\n', out);
+			p->name, *p->help ? p->help : help, p->name);
+		fprintf(out, "zswap_wb_param_%s %llu\n", p->name,
+			p->type == PARAM_BOOL ? v[i].on : v[i].num);
 	}
-	if (names && !ret)
-		prom_info_head(out, ents, vals, n);
-	for (i = 0; i < n && names && !ret; i++) {
-		if (!prom_name_ok(ents[i]->d_name) || value_kind(vals[i]) != VALUE_NAME)
+	if (names)
+		prom_info_head(out, v, n);
+	for (i = 0; i < n && names; i++) {
+		p = v[i].info;
+		if (p->type != PARAM_CHOICE || !prom_name_ok(p->name))
 			continue;
-		fprintf(out, "zswap_wb_param_info{name=\"%s\",value=", ents[i]->d_name);
-		prom_label(out, vals[i]);
+		fprintf(out, "zswap_wb_param_info{name=\"%s\",value=", p->name);
+		prom_label(out, v[i].val);
 		fputs("} 1\n", out);
 	}
-	for (i = 0; vals && i < n; i++)
-		free(vals[i]);
-	free(vals);
-	param_list_free(ents, n);
-	return ret;
+	params_typed_free(v, n);
+	return 0;
 }
 
 /*
@@ -662,7 +645,7 @@ static int prom_build(char **buf, size_t *len, bool up)
  */
 static int prom_text(char **buf, size_t *len)
 {
-	int ret = check_dirs(NEED_DEBUGFS);
+	int ret = check_dirs(NEED_SCHEMA);
 
 	if (!ret)
 		ret = prom_build(buf, len, true);

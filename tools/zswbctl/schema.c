@@ -3,14 +3,11 @@
  * zswbctl: what the running module says of its statistics and parameters,
  * read from $ZSWB_DEBUGFS/schema: each statistic's kind, unit and help,
  * each parameter's kind, values, default, what turning it off means for the
- * folios in flight (its flags) and help. zswbctl keeps no list of its own.
- *
- * Without that file (a zswap_wb older than it, or a debugfs that cannot be
- * read), a minimal fallback reads what the other files say: a parameter
- * whose value lists names with one in brackets takes one of those names,
- * Y or N is a boolean and a number an integer, their values left to the
- * module to check; a statistic is a counter; and the drain contract is
- * that of the modules before the schema (param_flags()).
+ * folios in flight (its flags) and help. zswbctl keeps no list of its own:
+ * a parameter's type in JSON and Prometheus, the values set takes, what
+ * unload turns off and what set waits for are the schema's alone. A
+ * command that needs them fails when the schema cannot be read
+ * (schema_check()); none guesses them from a value.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,7 +18,8 @@
 #include "zswbctl.h"
 
 static struct {
-	bool tried, loaded;
+	bool tried;
+	int err;		/* -errno of the read, 0 once it is read */
 	char *buf;
 	struct stat_info *stat;
 	size_t nr_stats;
@@ -126,8 +124,8 @@ static bool parse_param(char **f)
 }
 
 /*
- * Read the schema once, if the module has one; a line zswbctl cannot read
- * is left out, said once on stderr.
+ * Read the schema once (schema.err says if it could not be); a line
+ * zswbctl cannot read is left out, said once on stderr.
  */
 static void schema_load(void)
 {
@@ -141,9 +139,9 @@ static void schema_load(void)
 	schema.tried = true;
 	snprintf(path, sizeof(path), "%s/schema", debugfs_dir);
 	schema.buf = read_all(path, &err);
+	schema.err = err;
 	if (!schema.buf)
 		return;
-	schema.loaded = true;
 	for (line = strtok_r(schema.buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		copy = strdup(line);	/* the fields are split in place */
@@ -159,6 +157,27 @@ static void schema_load(void)
 		free(copy);
 		free(f);
 	}
+}
+
+/* The -errno of reading the schema, 0 if it was read. */
+int schema_error(void)
+{
+	schema_load();
+	return schema.err;
+}
+
+/*
+ * Check that the schema can be read, once check_dirs() found the module
+ * and its debugfs directory: 0, or the exit code after saying why.
+ */
+int schema_check(void)
+{
+	char what[PATH_MAX + 16];
+
+	if (!schema_error())
+		return 0;
+	snprintf(what, sizeof(what), "read %s/schema", debugfs_dir);
+	return debugfs_failed(what, schema.err);
 }
 
 /* The description of statistic @key (or of its per-node base), or NULL. */
@@ -188,93 +207,14 @@ size_t param_infos(const struct param_info **list)
 	return schema.nr_params;
 }
 
-/* The words of a value that lists every choice, brackets taken off; NULL if out of memory. */
-static char **choice_words(const char *val)
-{
-	char *s = strdup(val), *b;
-
-	if (!s)
-		return NULL;
-	for (b = s; *b; b++)
-		if (*b == '[' || *b == ']')
-			memmove(b, b + 1, strlen(b));
-	return split_words(s, " ");
-}
-
-/* The fallback's rows, each made once and kept: callers hold them. */
-static struct param_info **guessed;
-static size_t nr_guessed;
-
-/*
- * What zswbctl knows of parameter @name: the schema's row, or what the
- * fallback reads from its file; NULL if it cannot be read.
- */
+/* The schema's row of parameter @name, or NULL if it lists none. */
 const struct param_info *param_info(const char *name)
 {
-	struct param_info **tmp, *p;
-	char *val, buf[256];
 	size_t i;
-	int err;
 
 	schema_load();
 	for (i = 0; i < schema.nr_params; i++)
 		if (!strcmp(schema.param[i].name, name))
 			return &schema.param[i];
-	for (i = 0; i < nr_guessed; i++)
-		if (!strcmp(guessed[i]->name, name))
-			return guessed[i];
-	val = param_read_raw(name, &err);
-	if (!val)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	tmp = p ? grow(guessed, &nr_guessed, sizeof(*tmp)) : NULL;
-	if (!tmp) {
-		free(p);
-		free(val);
-		msg("out of memory");
-		return NULL;
-	}
-	guessed = tmp;
-	guessed[nr_guessed - 1] = p;
-	p->name = strdup(name);
-	if (current_choice(val, buf, sizeof(buf)))
-		p->type = PARAM_CHOICE;
-	else if (value_kind(val) == VALUE_BOOL)
-		p->type = PARAM_BOOL;
-	else
-		p->type = value_kind(val) == VALUE_NUM ? PARAM_UINT : PARAM_OTHER;
-	if (p->type == PARAM_CHOICE)
-		p->values = choice_words(val);
-	free(val);
-	if (!p->name || (p->type == PARAM_CHOICE && !p->values)) {
-		nr_guessed--;
-		free(p);
-		msg("out of memory");
-		return NULL;
-	}
-	return p;
-}
-
-/*
- * The DRAIN_* flags of parameter @name, as the schema gives them. A module
- * without a schema is an older one, whose contract was in the names: every
- * parameter named "*_free" is a free policy that unload turns off (if it
- * reads as a boolean), and async_free leaves folios in flight when set off.
- */
-unsigned int param_flags(const char *name)
-{
-	size_t i, len = strlen(name);
-	unsigned int flags = 0;
-
-	schema_load();
-	for (i = 0; i < schema.nr_params; i++)
-		if (!strcmp(schema.param[i].name, name))
-			return schema.param[i].flags;
-	if (schema.loaded)
-		return 0;
-	if (len >= 5 && !strcmp(name + len - 5, "_free"))
-		flags |= DRAIN_ON_UNLOAD;
-	if (!strcmp(name, "async_free"))
-		flags |= DRAIN_WAIT_OFF;
-	return flags;
+	return NULL;
 }

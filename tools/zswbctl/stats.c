@@ -129,8 +129,8 @@ bool node_key(const char *key, size_t *base_len, const char **node)
 }
 
 /*
- * Whether @key is a counter, as the module's schema says: what it does not
- * describe (or a module without a schema) is taken as one.
+ * Whether @key is a counter, as the module's schema says: a key it does
+ * not list is taken as one.
  */
 bool stat_is_counter(const char *key)
 {
@@ -157,29 +157,55 @@ static json_writer_t *json_open(void)
 }
 
 /*
- * Write @val, as read from sysfs or debugfs, as a JSON value: Y and N
- * (kernel booleans) become true and false, integers numbers, anything
- * else a string.
+ * Write statistic value @val as a JSON value: a number (every counter,
+ * gauge and percentile is one), or a string for a line that is not.
  */
 static void json_value(json_writer_t *w, const char *val)
 {
 	unsigned long long num;
 
-	switch (value_kind(val)) {
-	case VALUE_BOOL:
-		jsonw_bool(w, *val == 'Y');
-		break;
-	case VALUE_NUM:
-		parse_num(val, &num);
-		if (*val == '-')
-			jsonw_int(w, (long long)num);
-		else
-			jsonw_lluint(w, num);
-		break;
-	case VALUE_NAME:
+	if (!parse_num(val, &num))
 		jsonw_string(w, val);
-		break;
+	else if (*val == '-')
+		jsonw_int(w, (long long)num);
+	else
+		jsonw_lluint(w, num);
+}
+
+/*
+ * Write the parameters as a JSON object, each as the schema's kind says:
+ * a boolean true or false, a uint a number, a choice a string; null if
+ * the schema cannot be read. 0 or the exit code (params_typed()).
+ */
+static int json_params(json_writer_t *w)
+{
+	struct param_val *v;
+	size_t i, n;
+	int ret;
+
+	ret = params_typed(&v, &n);
+	if (!v) {
+		jsonw_null(w);
+		return ret;
 	}
+	jsonw_start_object(w);
+	for (i = 0; i < n; i++) {
+		jsonw_name(w, v[i].info->name);
+		switch (v[i].info->type) {
+		case PARAM_BOOL:
+			jsonw_bool(w, v[i].on);
+			break;
+		case PARAM_UINT:
+			jsonw_lluint(w, v[i].num);
+			break;
+		case PARAM_CHOICE:
+			jsonw_string(w, v[i].val);
+			break;
+		}
+	}
+	jsonw_end_object(w);
+	params_typed_free(v, n);
+	return ret;
 }
 
 /* Write the statistics of @st named in @keys (each in @st; none: all) as a JSON object. */
@@ -200,64 +226,75 @@ static void json_stats(json_writer_t *w, const struct stats *st, char **keys)
 }
 
 /*
- * "status": every parameter as "name = value", then the statistics (on
- * a narrow terminal, each name cut to fit: print_pair()); or with --json,
- * {"parameters": {...}, "statistics": {...} or null}. When debugfs cannot
- * be read the parameters are still shown, the cause is on
- * stderr and is the exit status.
+ * "status --json": {"parameters": {...}, "statistics": {...}}, the
+ * parameters typed by the module's schema (json_params()). What debugfs
+ * cannot give, the schema or the statistics, is null, the cause on stderr
+ * and the exit status.
+ */
+static int status_json(void)
+{
+	json_writer_t *w = json_open();
+	struct stats st = { 0 };
+	bool no_params, no_stats;
+	int dbg, ret = 0, sret;
+
+	if (!w)
+		return 1;
+	jsonw_start_object(w);
+	jsonw_name(w, "parameters");
+	dbg = check_debugfs();
+	if (dbg)
+		jsonw_null(w);
+	else
+		ret = json_params(w);
+	jsonw_name(w, "statistics");
+	sret = dbg ? dbg : stats_load(&st);
+	if (sret)
+		jsonw_null(w);
+	else
+		json_stats(w, &st, NULL);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+	stats_free(&st);
+	no_params = dbg || schema_error();
+	no_stats = sret;
+	if (no_params || no_stats)
+		msg("%s%s%s not shown", no_params ? "parameters" : "",
+		    no_params && no_stats ? " and " : "", no_stats ? "statistics" : "");
+	return dbg ? dbg : ret ? ret : sret;
+}
+
+/*
+ * "status": every parameter as "name = value", as its file reads, then
+ * the statistics (on a narrow terminal, each name cut to fit:
+ * print_pair()); with --json, status_json(). When debugfs cannot be read
+ * the parameters are still shown, the cause is on stderr and is the exit
+ * status.
  */
 int cmd_status(char **argv __maybe_unused)
 {
-	json_writer_t *w = NULL;
-	struct dirent **ents;
 	int i, n, err, dbg, ret = 0, width = out_width();
-	struct stats st = { 0 };
+	struct dirent **ents;
 	char *val;
 
+	if (json)
+		return status_json();
 	n = param_list(&ents);
 	if (n < 0)
 		return 1;
-	if (json) {
-		w = json_open();
-		if (!w) {
-			param_list_free(ents, n);
-			return 1;
-		}
-		jsonw_start_object(w);
-		jsonw_name(w, "parameters");
-		jsonw_start_object(w);
-	}
 	for (i = 0; i < n; i++) {
 		val = param_read(ents[i]->d_name, &err);
 		if (!val) {
 			ret = read_failed(ents[i]->d_name, err);
 			continue;
 		}
-		if (w) {
-			jsonw_name(w, ents[i]->d_name);
-			json_value(w, val);
-		} else {
-			print_pair(stdout, ents[i]->d_name, " = ", val, width);
-		}
+		print_pair(stdout, ents[i]->d_name, " = ", val, width);
 		free(val);
 	}
 	param_list_free(ents, n);
-	if (w) {
-		jsonw_end_object(w);
-		jsonw_name(w, "statistics");
-	}
 	dbg = check_debugfs();
 	if (!dbg)
-		dbg = w ? stats_load(&st) : stats_print("stats");
-	if (w && !dbg)
-		json_stats(w, &st, NULL);
-	else if (w)
-		jsonw_null(w);
-	if (w) {
-		jsonw_end_object(w);
-		jsonw_destroy(&w);
-	}
-	stats_free(&st);
+		dbg = stats_print("stats");
 	if (dbg)
 		msg("statistics not shown, parameters only");
 	return dbg ? dbg : ret;

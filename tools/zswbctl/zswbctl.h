@@ -38,6 +38,7 @@
 /* What a command needs before it runs: check_dirs() checks it. */
 #define NEED_SYSFS	1
 #define NEED_DEBUGFS	2
+#define NEED_SCHEMA	4	/* the module's schema, in its debugfs directory */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define __maybe_unused	__attribute_maybe_unused__
@@ -97,13 +98,6 @@ const char *fit_name(char *buf, size_t len, const char *s, int width);
 void print_pair(FILE *f, const char *name, const char *sep, const char *val, int width);
 void fit_print(FILE *f, const char *text, int width);
 
-enum value_kind {
-	VALUE_BOOL,	/* Y or N, as the kernel prints bool parameters */
-	VALUE_NUM,	/* a whole decimal integer (parse_num()) */
-	VALUE_NAME,	/* anything else */
-};
-
-enum value_kind value_kind(const char *val);
 const char *current_choice(const char *val, char *buf, size_t len);
 
 /* schema.c: the module's description of its statistics and parameters. */
@@ -117,34 +111,44 @@ struct stat_info {
 	const char *help;
 };
 
+/* A parameter's kind: its JSON and Prometheus type, and how set checks it. */
 enum param_type {
 	PARAM_BOOL,	/* values: the module's words, in pairs: off, on */
 	PARAM_UINT,	/* min..max, if ranged */
 	PARAM_CHOICE,	/* values: the names */
-	PARAM_OTHER,	/* the fallback's: anything else */
 };
 
 /* What turning a parameter off means for the folios in flight (its flags). */
 #define DRAIN_ON_UNLOAD	0x1	/* "drains": unload turns it off first, waits for inflight */
 #define DRAIN_WAIT_OFF	0x2	/* "waits": off leaves folios in flight, set waits for them */
 
+/* A "param" line of the schema. */
 struct param_info {
 	const char *name;
 	enum param_type type;
-	char **values;		/* NULL-terminated; NULL when not known */
+	char **values;		/* NULL-terminated; NULL for PARAM_UINT */
 	bool ranged;
 	unsigned long min, max;
-	const char *def;	/* NULL when not known */
-	unsigned int flags;	/* the schema's; param_flags() falls back */
-	const char *help;	/* NULL when not known */
+	const char *def;
+	unsigned int flags;
+	const char *help;
 };
 
+int schema_check(void);
+int schema_error(void);
 const struct stat_info *stat_find(const char *key);
 size_t param_infos(const struct param_info **list);
 const struct param_info *param_info(const char *name);
-unsigned int param_flags(const char *name);
 
 /* params.c */
+/* A parameter's value, read as its kind (params_typed()). */
+struct param_val {
+	const struct param_info *info;
+	char *val;			/* as param_read() gives it */
+	bool on;			/* PARAM_BOOL: an on word */
+	unsigned long long num;		/* PARAM_UINT */
+};
+
 void print_params_help(void);
 char *param_read_raw(const char *name, int *err);
 char *param_read(const char *name, int *err);
@@ -153,6 +157,8 @@ int param_list(struct dirent ***ents);
 void param_list_free(struct dirent **ents, int n);
 int param_check(const char *name, const char *val);
 int param_set(const char *name, const char *val);
+int params_typed(struct param_val **vals, size_t *n);
+void params_typed_free(struct param_val *vals, size_t n);
 int cmd_get(char **argv);
 int cmd_set(char **argv);
 int cmd_unload(char **argv);
