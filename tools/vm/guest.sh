@@ -154,11 +154,13 @@ idle_memcgs() {
 }
 
 # set_param NAME VALUE: set a zswap_wb parameter, failing loudly.
-# Turning async_free off does not wait for the folios in flight; like
-# zswbctl, this waits (up to 60 s) until none is left.
+# Turning off a parameter that the module's schema flags "waits" does not
+# wait for the folios in flight; like zswbctl, this waits (up to 60 s)
+# until none is left.
 set_param() {
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
-	[ "$1" = async_free ] && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
+	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n && $6 ~ /(^|,)waits(,|$)/ { f = 1 } END { exit !f }' \
+		"$ZSWB_DEBUGFS/schema" && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
 	poll 60 none_inflight || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
 }
 
