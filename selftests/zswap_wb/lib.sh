@@ -104,6 +104,12 @@ choices() {
 	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $4 }' "$ZSWB_DEBUGFS/schema"
 }
 
+# param_default NAME: the default of zswap_wb parameter NAME, as the
+# loaded module's debugfs schema gives it.
+param_default() {
+	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $5 }' "$ZSWB_DEBUGFS/schema"
+}
+
 # bracketed NAME CHOICE: how policy NAME reads with CHOICE current: every
 # choice of the loaded module, CHOICE in brackets (the elevator idiom).
 bracketed() {
@@ -303,8 +309,8 @@ shrink_teardown() {
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled
-	set_param shrink_policy stock
-	set_param shrink_batch 32
+	set_param shrink_policy "$(param_default shrink_policy)"
+	set_param shrink_batch "$(param_default shrink_batch)"
 }
 
 # shrink_load SECONDS: random writers, two on each node's CPU; fails on a
@@ -384,7 +390,7 @@ ra_setup() {
 ra_teardown() {
 	cg_del "$1"
 	swap_off
-	set_param readahead_policy stock
+	set_param readahead_policy "$(param_default readahead_policy)"
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled
 	echo 20 > /sys/module/zswap/parameters/max_pool_percent
 }
@@ -461,7 +467,7 @@ swapin_window() {
 # processes), swap, injected faults, stalled devices, the test modules,
 # and zswap's and the module's parameters at their defaults.
 test_cleanup() {
-	local f d n
+	local f d n name def
 	for f in /sys/devices/system/cpu/cpu*/online; do
 		[ "$(cat "$f")" = 1 ] || echo 1 > "$f"
 	done
@@ -500,13 +506,13 @@ test_cleanup() {
 	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
 	echo Y > /sys/module/zswap/parameters/shrinker_enabled
 	echo true > /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null
-	if [ -d /sys/module/zswap_wb ]; then
-		echo 0 > $ZSWB_PARAMS/sync_free
-		echo 0 > $ZSWB_PARAMS/async_free
-		echo stock > $ZSWB_PARAMS/shrink_policy
-		echo 32 > $ZSWB_PARAMS/shrink_batch
-		echo stock > $ZSWB_PARAMS/readahead_policy
-	fi
+	# Every parameter the loaded module's schema lists, in its order, at
+	# the default it gives.
+	[ -d /sys/module/zswap_wb ] &&
+		awk -F'\t' '$1 == "param" { print $2, $5 }' "$ZSWB_DEBUGFS/schema" |
+		while read -r name def; do
+			echo "$def" > "$ZSWB_PARAMS/$name"
+		done
 	return 0
 }
 
