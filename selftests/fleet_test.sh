@@ -157,12 +157,14 @@ guest_boot2() {
 	[ $ok = 0 ] || show /tmp/purge.log | tail -30
 	verdict purge $((ok == 0))
 
-	# Files left; directories only when no other package owns them.
+	# Files left; directories only when no other package owns them. A
+	# directory may be a symlink to one (/lib on a merged-/usr system, where
+	# bookworm's debhelper puts systemd units): the same rule holds.
 	left=0
 	while read -r p; do
 		[ "$p" != /. ] || continue
 		[ -e "$p" ] || [ -L "$p" ] || continue
-		[ -d "$p" ] && [ ! -L "$p" ] && dpkg -S "$p" >/dev/null 2>&1 && continue
+		[ -d "$p" ] && dpkg -S "$p" >/dev/null 2>&1 && continue
 		echo "# left behind: $p"
 		left=$((left + 1))
 	done < /var/lib/zswb-fleet/files
