@@ -41,7 +41,6 @@
 #include <linux/log2.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pagemap.h>
 #include <linux/pagevec.h>
@@ -53,18 +52,6 @@
 #include <linux/workqueue.h>
 
 #include "zswap_wb.h"
-
-/* The two policies; their parameters are declared with their setter, below. */
-static bool sync_free __read_mostly;
-static bool async_free __read_mostly;
-
-/*
- * Under zswb_param_mutex, read by alloc_off_lru() while no scope is bound:
- * the global setting or a bound scope's frees sync folios (zswb_sync_on),
- * async ones (zswb_async_on); a scope being unbound is still counted.
- */
-static bool zswb_sync_on __read_mostly;
-static bool zswb_async_on __read_mostly;
 
 /*
  * The states of a marked folio, stored as the address of one of these in
@@ -647,9 +634,7 @@ bool zswb_alloc_off_lru(swp_entry_t entry, bool sync, struct mem_cgroup *memcg)
 	 * scope up again for an off-LRU folio, writeback_issued() counts an
 	 * LRU one (allocated_on_lru).
 	 */
-	if (zswb_scopes_on())
-		return zswb_scope_frees(memcg, sync, NULL);
-	return sync ? READ_ONCE(zswb_sync_on) : READ_ONCE(zswb_async_on);
+	return zswb_scope_frees(memcg, sync, NULL);
 }
 
 /*
@@ -675,53 +660,38 @@ static bool zswb_scope_frees(struct mem_cgroup *memcg, bool sync, int *slot)
 
 	rcu_read_lock();
 	sc = zswb_scope_of(memcg);
-	if (sc) {
-		/*
-		 * Opened inside the section that found the scope: once rmdir's
-		 * grace period is over its slot sees the folio, and is not
-		 * reused until the folio's last count closes it.
-		 */
-		if (slot) {
-			*slot = sc->slot;
+	/*
+	 * Opened inside the section that found the scope: once rmdir's grace
+	 * period is over its slot sees the folio, and is not reused until the
+	 * folio's last count closes it. Slot 0 is never reused.
+	 */
+	if (slot) {
+		*slot = sc->slot;
+		if (sc->slot)
 			this_cpu_inc(zswb_stats_of(sc->slot)->opened);
-		}
-		on = sync ? READ_ONCE(sc->set.sync_free) : READ_ONCE(sc->set.async_free);
-	} else {
-		if (slot)
-			*slot = 0;
-		on = sync ? READ_ONCE(sync_free) : READ_ONCE(async_free);
 	}
+	on = READ_ONCE(sc->set.v[sync ? ZSWB_P_sync_free : ZSWB_P_async_free]);
 	rcu_read_unlock();
 	return on;
 }
 
 /*
- * zswap_wb_ops.writeback_prepare: mark an async folio before its write;
- * with scopes, mark a sync folio free or keep as the scope of @memcg, the
- * entry's owner, says.
+ * zswap_wb_ops.writeback_prepare: mark a folio free, keep or (async)
+ * marked, as the scope of @memcg, the entry's owner, says. A folio
+ * allocated off the LRU for a policy that is off by now (turned off, or
+ * its scope unbound) is kept.
  */
 void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *memcg)
 {
 	struct zswb_pcpu_stats __percpu *st;
-	int slot = 0;
+	int slot;
 
-	if (zswb_scopes_on()) {
-		if (!zswb_scope_frees(memcg, sync, &slot)) {
-			zswb_keep(folio, slot);
-			return;
-		}
-		if (sync) {
-			WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_FREE, slot));
-			return;
-		}
-	} else if (sync) {
-		/*
-		 * Not a mark: writeback_issued() frees it, counted in slot 0;
-		 * unless sync_free is off, allocated off the LRU for a scope
-		 * being unbound (the key goes off before the families re-arm).
-		 */
-		if (!READ_ONCE(sync_free))
-			zswb_keep(folio, 0);
+	if (!zswb_scope_frees(memcg, sync, &slot)) {
+		zswb_keep(folio, slot);
+		return;
+	}
+	if (sync) {
+		WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_FREE, slot));
 		return;
 	}
 	st = zswb_stats_of(slot);
@@ -738,7 +708,8 @@ void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *m
 	 * enough, a scope keeps it live (and one being unbound, until the
 	 * families re-arm after the key went off).
 	 */
-	if ((!slot && !READ_ONCE(async_free)) || !percpu_ref_tryget_live(&zswb_live)) {
+	if ((!slot && !READ_ONCE(zswb_global.set.v[ZSWB_P_async_free])) ||
+	    !percpu_ref_tryget_live(&zswb_live)) {
 		/*
 		 * Up in both gauges before down: taken alone would leave
 		 * queue_depth (queued - taken) one low for good.
@@ -771,13 +742,10 @@ static void zswb_fallback(struct folio *folio, int slot)
  */
 static void zswb_count_on_lru(struct folio *folio)
 {
-	const struct zswb_scope_core *sc = NULL;
 	int slot;
 
 	rcu_read_lock();
-	if (zswb_scopes_on())
-		sc = zswb_scope_of(folio_memcg(folio));
-	slot = sc ? sc->slot : 0;
+	slot = zswb_scope_of(folio_memcg(folio))->slot;
 	zswb_count(slot, ZSWB_WRITTEN_BACK);
 	zswb_count(slot, ZSWB_FALLBACKS);
 	zswb_count(slot, ZSWB_ALLOCATED_ON_LRU);
@@ -1138,18 +1106,18 @@ static void zswb_free_workfn(struct work_struct *work)
  */
 static bool zswb_set_sync(const struct zswb_settings *set)
 {
-	return set->sync_free;
+	return set->v[ZSWB_P_sync_free];
 }
 
 static bool zswb_set_async(const struct zswb_settings *set)
 {
-	return set->async_free;
+	return set->v[ZSWB_P_async_free];
 }
 
 static int zswb_pf_update(void)
 {
-	bool async = READ_ONCE(async_free) || zswb_scopes_any(zswb_set_async);
-	bool sync = READ_ONCE(sync_free) || zswb_scopes_any(zswb_set_sync);
+	bool async = zswb_settings_any(zswb_set_async);
+	bool sync = zswb_settings_any(zswb_set_sync);
 	bool drained;
 
 	lockdep_assert_held(&zswb_param_mutex);
@@ -1189,9 +1157,6 @@ static int zswb_pf_update(void)
 		zswb_arm(ZSWAP_WB_WRITEBACK, false);
 		zswb_wb_armed = false;
 	}
-	/* Each folio's own scope decides at writeback_prepare(): any order is safe. */
-	WRITE_ONCE(zswb_sync_on, sync);
-	WRITE_ONCE(zswb_async_on, async);
 	if (drained && zswb_pinned) {
 		/* zswb_prompt_free_exit() waits for this work item to return. */
 		module_put(THIS_MODULE);
@@ -1215,94 +1180,26 @@ static void zswb_live_release(struct percpu_ref *ref)
 }
 
 /*
- * Store @on in @var, sync_free or async_free, the global one or a scope's
- * (scope.c), and arm or disarm what that asks for. Under zswb_param_mutex.
+ * Before sync_free or async_free, the global one or a scope's, takes
+ * @on: arm the point before the policy is visible. A writeback already
+ * past the point's key could mark a folio whose end a CPU not yet patched
+ * would not offer back, and it would stay off the LRU for good. (async_free
+ * marks only once zswb_pf_update() made zswb_live live, after it armed;
+ * sync_free marks nothing but reads the policy.) Under zswb_param_mutex.
+ *
+ * Turning async_free off does not wait for the folios in flight: marking
+ * stops at once; the work item frees what is in flight as its writes end
+ * ("inflight" in debugfs counts them down) and zswb_disarm_work disarms
+ * the point after the last one. zswbctl waits for that, killably.
  */
-static int zswb_free_store(bool *var, bool on)
+static void zswb_prompt_free_prepare(const struct zswb_param *p, unsigned int on)
 {
-	bool was;
-	int ret;
-
 	lockdep_assert_held(&zswb_param_mutex);
-	/*
-	 * Arm before the policy is visible: a writeback already past the
-	 * point's key could mark a folio whose end a CPU not yet patched
-	 * would not offer back, and it would stay off the LRU for good.
-	 * (async_free marks only once zswb_pf_update() made zswb_live live,
-	 * after it armed; sync_free marks nothing but reads the policy.)
-	 */
 	if (on && zswb_registered() && !zswb_wb_armed) {
 		zswb_arm(ZSWAP_WB_WRITEBACK, true);
 		zswb_wb_armed = true;
 	}
-	was = *var;
-	WRITE_ONCE(*var, on);
-	ret = zswb_pf_update();
-	if (ret) {
-		/* rmmod has begun: the policy stays as it was. */
-		WRITE_ONCE(*var, was);
-		zswb_pf_update();
-	}
-	return ret;
 }
-
-static int zswb_free_param_set(const char *val, const struct kernel_param *kp)
-{
-	const struct zswb_param *p = kp->arg == &sync_free ?
-		&zswb_sync_free_param : &zswb_async_free_param;
-	unsigned int on;
-	int ret;
-
-	ret = zswb_param_parse(p, val, &on);
-	if (ret)
-		return ret;
-	/*
-	 * Turning async_free off does not wait for the folios in flight: the
-	 * kernel holds every zswap_wb parameter's lock around this call, and
-	 * a stalled swap device would hold them all. Marking stops now; the
-	 * work item frees what is in flight as its writes end ("inflight" in
-	 * debugfs counts them down) and zswb_disarm_work disarms the point
-	 * after the last one. zswbctl waits for that, killably.
-	 */
-	mutex_lock(&zswb_param_mutex);
-	ret = zswb_free_store(kp->arg, on);
-	if (ret)
-		pr_err("%s: the module is being unloaded\n", kp->name);
-	mutex_unlock(&zswb_param_mutex);
-	return ret;
-}
-
-static const struct kernel_param_ops zswb_free_param_ops = {
-	.set = zswb_free_param_set,
-	.get = param_get_bool,
-};
-
-#define ZSWB_SYNC_FREE_DESC "Free writeback folios right after their write on SWP_SYNCHRONOUS_IO swap (zram, brd, pmem)."
-const struct zswb_param zswb_sync_free_param = {
-	.name	= "sync_free",
-	.help	= ZSWB_SYNC_FREE_DESC,
-	.kind	= ZSWB_PARAM_BOOL,
-	.flags	= ZSWB_PARAM_DRAINS,
-	.value	= &sync_free,
-	.setting = offsetof(struct zswb_settings, sync_free),
-	.store	= zswb_free_store,
-};
-module_param_cb(sync_free, &zswb_free_param_ops, &sync_free, 0644);
-MODULE_PARM_DESC(sync_free, ZSWB_SYNC_FREE_DESC);
-
-/* Off stops marking at once; the folios in flight are still freed as their writes end. */
-#define ZSWB_ASYNC_FREE_DESC "Free writeback folios from a work item as soon as their write ends, on block and file swap."
-const struct zswb_param zswb_async_free_param = {
-	.name	= "async_free",
-	.help	= ZSWB_ASYNC_FREE_DESC,
-	.kind	= ZSWB_PARAM_BOOL,
-	.flags	= ZSWB_PARAM_DRAINS | ZSWB_PARAM_WAITS,
-	.value	= &async_free,
-	.setting = offsetof(struct zswb_settings, async_free),
-	.store	= zswb_free_store,
-};
-module_param_cb(async_free, &zswb_free_param_ops, &async_free, 0644);
-MODULE_PARM_DESC(async_free, ZSWB_ASYNC_FREE_DESC);
 
 static int zswb_prompt_free_init(void)
 {
@@ -1337,12 +1234,13 @@ err_ref:
 }
 
 /*
- * Arm the writeback point if insmod arguments turned a policy on. The
- * module is coming, not going: taking its reference cannot fail.
+ * Arm or disarm what the settings ask for, after init registered (insmod
+ * arguments may have turned a policy on) and after every change: fails
+ * only to turn async_free on while the module is going.
  */
-static void zswb_prompt_free_arm(void)
+static int zswb_prompt_free_arm(void)
 {
-	WARN_ON_ONCE(zswb_pf_update());
+	return zswb_pf_update();
 }
 
 /*
@@ -1370,15 +1268,9 @@ static void zswb_prompt_free_exit(void)
 	percpu_ref_exit(&zswb_live);
 }
 
-static const struct zswb_param * const zswb_prompt_free_params[] = {
-	&zswb_sync_free_param,
-	&zswb_async_free_param,
-	NULL,
-};
-
 const struct zswb_family zswb_prompt_free = {
 	.init	= zswb_prompt_free_init,
 	.arm	= zswb_prompt_free_arm,
 	.exit	= zswb_prompt_free_exit,
-	.params	= zswb_prompt_free_params,
+	.prepare = zswb_prompt_free_prepare,
 };

@@ -8,7 +8,7 @@
  * else follows the module parameters ("global"). A scope is made with
  * mkdir and removed with rmdir; inside it, "cgroup" takes the path of the
  * cgroup as /proc/PID/cgroup shows it, and each policy parameter has an
- * attribute of its name that takes what the parameter takes (main.c's
+ * attribute of its name that takes what the parameter takes (params.c's
  * zswb_param_parse()). A new scope starts with the global values and no
  * cgroup: it covers nothing until its cgroup is written.
  *
@@ -103,38 +103,37 @@ static struct zswb_scope *to_zswb_scope(struct config_item *item)
 }
 
 /**
- * zswb_scope_of - the scope that covers a memcg
+ * zswb_scope_lookup - the scope that covers a memcg, looked up
  * @memcg: the memcg, or NULL (the memory controller is disabled)
  *
+ * What zswb_scope_of() calls while a scope is bound.
  * Context: under RCU or zswb_scope_srcu, which keep the result.
  * Return: the scope of the nearest scoped ancestor of @memcg (or of
- * @memcg itself), or NULL for global.
+ * @memcg itself), or zswb_global.
  */
-const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg)
+const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup *memcg)
 {
-#ifdef CONFIG_MEMCG
 	const struct zswb_scope_map *map;
 	struct cgroup *cgrp;
 	unsigned int i;
 
 	if (!memcg)
-		return NULL;
+		return &zswb_global;
 	map = rcu_dereference_check(zswb_map, srcu_read_lock_held(&zswb_scope_srcu));
 	if (!map)
-		return NULL;
+		return &zswb_global;
 	cgrp = memcg->css.cgroup;
 	for (i = 0; i < map->nr; i++)
 		if (cgroup_is_descendant(cgrp, map->e[i].cgrp))
 			return map->e[i].scope;
-#endif
-	return NULL;
+	return &zswb_global;
 }
 
 /**
  * zswb_scopes_any - whether a bound scope's settings satisfy @pred
  * @pred: the test
  *
- * For the families' arming: a point is armed while the global setting or
+ * For zswb_settings_any(): a point is armed while the global setting or
  * a bound scope's asks for it. Called with zswb_param_mutex held.
  *
  * Return: true if one does.
@@ -195,39 +194,13 @@ static int zswb_map_rebuild(gfp_t gfp)
 	return 0;
 }
 
-/* The policy parameters, one attribute each, in the order of "schema". */
-static const struct zswb_param * const zswb_scope_params[] = {
-	&zswb_sync_free_param,
-	&zswb_async_free_param,
-	&zswb_policy_param,
-	&zswb_batch_param,
-	&zswb_ra_policy_param,
-};
-
-static void *zswb_setting(struct zswb_scope *sc, const struct zswb_param *p)
-{
-	return (char *)&sc->core.set + p->setting;
-}
-
-static unsigned int zswb_setting_get(struct zswb_scope *sc, const struct zswb_param *p)
-{
-	void *v = zswb_setting(sc, p);
-
-	switch (p->kind) {
-	case ZSWB_PARAM_BOOL:
-		return READ_ONCE(*(bool *)v);
-	case ZSWB_PARAM_UINT:
-		return READ_ONCE(*(unsigned int *)v);
-	case ZSWB_PARAM_CHOICE:
-		break;
-	}
-	return READ_ONCE(*(int *)v);
-}
-
+/* A scope's setting reads as its parameter does. */
 static ssize_t zswb_setting_show(struct config_item *item,
 				 const struct zswb_param *p, char *page)
 {
-	return zswb_param_emit(p, zswb_setting_get(to_zswb_scope(item), p), page);
+	struct zswb_scope *sc = to_zswb_scope(item);
+
+	return zswb_param_emit(p, READ_ONCE(sc->core.set.v[p->id]), page);
 }
 
 /*
@@ -239,7 +212,6 @@ static ssize_t zswb_setting_store(struct config_item *item,
 				  const char *page, size_t len)
 {
 	struct zswb_scope *sc = to_zswb_scope(item);
-	void *v = zswb_setting(sc, p);
 	unsigned int val;
 	int ret;
 
@@ -247,44 +219,45 @@ static ssize_t zswb_setting_store(struct config_item *item,
 	if (ret)
 		return ret;
 	mutex_lock(&zswb_param_mutex);
-	switch (p->kind) {
-	case ZSWB_PARAM_BOOL:
-		ret = p->store(v, val);
-		if (ret)
-			pr_err("scope %s: %s: the module is being unloaded\n",
-			       config_item_name(item), p->name);
-		break;
-	case ZSWB_PARAM_UINT:
-		WRITE_ONCE(*(unsigned int *)v, val);
-		break;
-	case ZSWB_PARAM_CHOICE:
-		WRITE_ONCE(*(int *)v, val);
-		if (p->changed)
-			p->changed(READ_ONCE(*p->choice));
-		break;
-	}
+	ret = zswb_param_set(&sc->core.set, p, val);
 	mutex_unlock(&zswb_param_mutex);
+	if (ret)
+		pr_err("scope %s: %s: the module is being unloaded\n",
+		       config_item_name(item), p->name);
 	return ret ?: len;
 }
 
-#define ZSWB_SCOPE_SETTING(_name, _param)					\
-static const struct zswb_param * const zswb_scope_##_name##_param = &(_param); \
+/* The show and store of the attribute of each row of zswap_wb_params.h. */
+#define ZSWB_SCOPE_SETTING(_name)					\
 static ssize_t zswb_scope_##_name##_show(struct config_item *item, char *page) \
 {									\
-	return zswb_setting_show(item, zswb_scope_##_name##_param, page); \
+	return zswb_setting_show(item, &zswb_params[ZSWB_P_##_name], page); \
 }									\
+									\
 static ssize_t zswb_scope_##_name##_store(struct config_item *item,	\
 					  const char *page, size_t len)	\
 {									\
-	return zswb_setting_store(item, zswb_scope_##_name##_param, page, len); \
-}									\
-CONFIGFS_ATTR(zswb_scope_, _name)
+	return zswb_setting_store(item, &zswb_params[ZSWB_P_##_name], page, len); \
+}
 
-ZSWB_SCOPE_SETTING(sync_free, zswb_sync_free_param);
-ZSWB_SCOPE_SETTING(async_free, zswb_async_free_param);
-ZSWB_SCOPE_SETTING(shrink_policy, zswb_policy_param);
-ZSWB_SCOPE_SETTING(shrink_batch, zswb_batch_param);
-ZSWB_SCOPE_SETTING(readahead_policy, zswb_ra_policy_param);
+#define ZSWB_PARAM_BOOL(name, ...)	ZSWB_SCOPE_SETTING(name)
+#define ZSWB_PARAM_UINT(name, ...)	ZSWB_SCOPE_SETTING(name)
+#define ZSWB_PARAM_CHOICE(name, ...)	ZSWB_SCOPE_SETTING(name)
+#include "zswap_wb_params.h"
+
+/* The attributes of the settings, by row, as CONFIGFS_ATTR() makes one. */
+#define ZSWB_SCOPE_ATTR(_name)						\
+	[ZSWB_P_##_name] = {						\
+		.ca_owner = THIS_MODULE, .ca_name = #_name, .ca_mode = 0644, \
+		.show = zswb_scope_##_name##_show,			\
+		.store = zswb_scope_##_name##_store,			\
+	},
+static struct configfs_attribute zswb_scope_settings[NR_ZSWB_PARAMS] = {
+#define ZSWB_PARAM_BOOL(name, ...)	ZSWB_SCOPE_ATTR(name)
+#define ZSWB_PARAM_UINT(name, ...)	ZSWB_SCOPE_ATTR(name)
+#define ZSWB_PARAM_CHOICE(name, ...)	ZSWB_SCOPE_ATTR(name)
+#include "zswap_wb_params.h"
+};
 
 /*
  * "cgroup": the path of the bound cgroup in the reader's cgroup namespace,
@@ -407,14 +380,9 @@ out:
 
 CONFIGFS_ATTR(zswb_scope_, cgroup);
 
-static struct configfs_attribute *zswb_scope_attrs[] = {
+/* "cgroup", then the settings in the rows' order (zswb_scopes_init()). */
+static struct configfs_attribute *zswb_scope_attrs[1 + NR_ZSWB_PARAMS + 1] = {
 	&zswb_scope_attr_cgroup,
-	&zswb_scope_attr_sync_free,
-	&zswb_scope_attr_async_free,
-	&zswb_scope_attr_shrink_policy,
-	&zswb_scope_attr_shrink_batch,
-	&zswb_scope_attr_readahead_policy,
-	NULL,
 };
 
 static void zswb_scope_release(struct config_item *item)
@@ -474,7 +442,6 @@ static struct config_group *zswb_scope_make(struct config_group *group,
 					    const char *name)
 {
 	struct zswb_scope *sc;
-	unsigned int i;
 	int slot;
 
 	if (!zswb_scope_name_ok(name)) {
@@ -512,22 +479,8 @@ static struct config_group *zswb_scope_make(struct config_group *group,
 		return ERR_PTR(slot);
 	}
 	sc->core.slot = slot;
-	for (i = 0; i < ARRAY_SIZE(zswb_scope_params); i++) {
-		const struct zswb_param *p = zswb_scope_params[i];
-		void *v = zswb_setting(sc, p);
-
-		switch (p->kind) {
-		case ZSWB_PARAM_BOOL:
-			*(bool *)v = zswb_param_global(p);
-			break;
-		case ZSWB_PARAM_UINT:
-			*(unsigned int *)v = zswb_param_global(p);
-			break;
-		case ZSWB_PARAM_CHOICE:
-			*(int *)v = zswb_param_global(p);
-			break;
-		}
-	}
+	/* The global settings are written under the mutex too. */
+	sc->core.set = zswb_global.set;
 	list_add_tail(&sc->list, &zswb_scopes);
 	mutex_unlock(&zswb_param_mutex);
 	sc->dir = debugfs_create_dir(name, zswb_stats_scopes_dir());
@@ -584,7 +537,10 @@ static struct configfs_subsystem zswb_subsys = {
 /* Before the backend is registered: mkdir refuses until init has armed. */
 int zswb_scopes_init(void)
 {
-	int ret;
+	int ret, i;
+
+	for (i = 0; i < NR_ZSWB_PARAMS; i++)
+		zswb_scope_attrs[1 + i] = &zswb_scope_settings[i];
 
 	config_group_init(&zswb_subsys.su_group);
 	mutex_init(&zswb_subsys.su_mutex);

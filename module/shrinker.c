@@ -19,11 +19,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/moduleparam.h>
 #include <linux/nodemask.h>
-#include <linux/string.h>
 #include <linux/swap.h>
-#include <linux/sysfs.h>
 
 #include "zswap_wb.h"
 
@@ -41,37 +38,15 @@ enum zswb_start {
 	ZSWB_START_FOLIO,	/* zswap_store(): the node of the folio being stored */
 };
 
-/*
- * The shrink policies, one row each: the name, how the batch is spread,
- * where the walk starts. The names, in this order, are shrink_policy's
- * choices; the first row is the default.
- */
-#define ZSWB_SHRINK_POLICIES {						\
-	ZSWB_SHRINK_POLICY(stock,	ONE,	NODE0),			\
-	ZSWB_SHRINK_POLICY(carry,	CARRY,	NODE0),			\
-	ZSWB_SHRINK_POLICY(split,	SPLIT,	NODE0),			\
-	ZSWB_SHRINK_POLICY(per_node,	EACH,	NODE0),			\
-	ZSWB_SHRINK_POLICY(local_first,	CARRY,	FOLIO),			\
-}
-
-#define ZSWB_SHRINK_POLICY(name, ...)	#name
-static const char * const zswb_shrink_policy_names[] = ZSWB_SHRINK_POLICIES;
-#undef ZSWB_SHRINK_POLICY
-
-#define ZSWB_SHRINK_POLICY(name, spread, start)				\
+/* The shrink policies (zswap_wb_params.h), shrink_policy's choices in order. */
+#define ZSWB_CHOICE(name, spread, start)				\
 	{ #name, ZSWB_SPREAD_##spread, ZSWB_START_##start }
 static const struct zswb_shrink_policy {
 	const char *name;
 	enum zswb_spread spread;
 	enum zswb_start start;
 } zswb_shrink_policies[] = ZSWB_SHRINK_POLICIES;
-#undef ZSWB_SHRINK_POLICY
-
-/* The row of zswb_shrink_policies[] in use. */
-static int shrink_policy __read_mostly;
-
-#define ZSWB_BATCH_DEFAULT	32
-static unsigned int shrink_batch __read_mostly = ZSWB_BATCH_DEFAULT;
+#undef ZSWB_CHOICE
 
 /* The most one zswap_store() call may scan per node, whatever shrink_batch. */
 #define ZSWB_STORE_BATCH	SWAP_CLUSTER_MAX
@@ -87,39 +62,6 @@ static unsigned long zswb_walk(struct mem_cgroup *memcg, int nid, int slot,
 	zswb_node_count(slot, nid, ZSWB_NODE_SCANNED, *scanned);
 	zswb_node_count(slot, nid, ZSWB_NODE_WRITTEN, written);
 	return written;
-}
-
-static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
-			       enum zswap_shrink_caller caller, int folio_nid,
-			       int slot, int policy, unsigned long batch);
-
-/*
- * zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched, as the
- * scope of @memcg says. The walk sleeps: the scope is held by
- * zswb_scope_srcu, so that its slot counts this call to its end.
- */
-int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
-		      int folio_nid)
-{
-	const struct zswb_scope_core *sc;
-	int idx, ret;
-
-	if (!zswb_scopes_on())
-		return __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
-					   READ_ONCE(shrink_policy),
-					   READ_ONCE(shrink_batch));
-	idx = zswb_scope_lock();
-	sc = zswb_scope_of(memcg);
-	if (sc)
-		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, sc->slot,
-					  READ_ONCE(sc->set.shrink_policy),
-					  READ_ONCE(sc->set.shrink_batch));
-	else
-		ret = __zswb_shrink_memcg(memcg, caller, folio_nid, 0,
-					  READ_ONCE(shrink_policy),
-					  READ_ONCE(shrink_batch));
-	zswb_scope_unlock(idx);
-	return ret;
 }
 
 static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
@@ -184,63 +126,39 @@ static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
 	return ret;
 }
 
-#define ZSWB_POLICY_DESC "How shrink_memcg() spreads its batch over the nodes."
-const struct zswb_param zswb_policy_param = {
-	.name		= "shrink_policy",
-	.help		= ZSWB_POLICY_DESC,
-	.kind		= ZSWB_PARAM_CHOICE,
-	.choice		= &shrink_policy,
-	.names		= zswb_shrink_policy_names,
-	.nr_names	= ARRAY_SIZE(zswb_shrink_policy_names),
-	.setting	= offsetof(struct zswb_settings, shrink_policy),
-};
-module_param_cb(shrink_policy, &zswb_choice_ops, (void *)&zswb_policy_param, 0644);
-MODULE_PARM_DESC(shrink_policy, ZSWB_POLICY_DESC);
-
-/* Calls from zswap_store() scan at most ZSWB_STORE_BATCH per node, whatever it says. */
-#define ZSWB_BATCH_DESC "Entries one shrink_memcg() call may scan."
-const struct zswb_param zswb_batch_param = {
-	.name		= "shrink_batch",
-	.help		= ZSWB_BATCH_DESC,
-	.kind		= ZSWB_PARAM_UINT,
-	.def		= ZSWB_BATCH_DEFAULT,
-	.min		= 1,
-	.max		= 1024,
-	.value		= &shrink_batch,
-	.setting	= offsetof(struct zswb_settings, shrink_batch),
-};
-
-static int zswb_batch_set(const char *val, const struct kernel_param *kp)
+/*
+ * zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched, as the
+ * scope of @memcg says (zswb_global's with no scope bound). The walk
+ * sleeps: a scope is held by zswb_scope_srcu, so that its slot counts
+ * this call to its end.
+ */
+int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
+		      int folio_nid)
 {
-	unsigned int v;
-	int ret = zswb_param_parse(&zswb_batch_param, val, &v);
+	bool scoped = zswb_scopes_on();
+	const struct zswb_scope_core *sc = &zswb_global;
+	int idx = 0, ret;
 
-	if (!ret)
-		WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	/* The global settings are static: with no scope bound, no SRCU. */
+	if (scoped) {
+		idx = zswb_scope_lock();
+		sc = zswb_scope_lookup(memcg);
+	}
+	ret = __zswb_shrink_memcg(memcg, caller, folio_nid, sc->slot,
+				  READ_ONCE(sc->set.v[ZSWB_P_shrink_policy]),
+				  READ_ONCE(sc->set.v[ZSWB_P_shrink_batch]));
+	if (scoped)
+		zswb_scope_unlock(idx);
 	return ret;
 }
 
-static const struct kernel_param_ops zswb_batch_ops = {
-	.set = zswb_batch_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(shrink_batch, &zswb_batch_ops, &shrink_batch, 0644);
-MODULE_PARM_DESC(shrink_batch, ZSWB_BATCH_DESC);
-
 /* The shrink point is armed while the module is loaded; stock is counted too. */
-static void zswb_shrinker_arm(void)
+static int zswb_shrinker_arm(void)
 {
 	zswb_arm(ZSWAP_WB_SHRINK, true);
+	return 0;
 }
-
-static const struct zswb_param * const zswb_shrinker_params[] = {
-	&zswb_policy_param,
-	&zswb_batch_param,
-	NULL,
-};
 
 const struct zswb_family zswb_shrinker = {
 	.arm	= zswb_shrinker_arm,
-	.params	= zswb_shrinker_params,
 };

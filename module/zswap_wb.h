@@ -5,7 +5,8 @@
  * main.c registers one struct zswap_wb_ops with the kernel hook
  * (include/linux/zswap.h), drives the policy families (struct zswb_family)
  * and arms the hook's points on their behalf; each family lives in the
- * file named after it and exports its hook callbacks here. stats.c owns
+ * file named after it and exports its hook callbacks here. params.c owns
+ * the parameters (zswap_wb_params.h) and the global settings. stats.c owns
  * the counters (zswap_wb_stats.h) and the debugfs directory, whose
  * "schema" describes every statistic and parameter. scope.c binds policy
  * settings to cgroups (configfs) and finds the scope of a memcg.
@@ -130,67 +131,68 @@ void zswb_note_drain(int slot, unsigned long nr);
 
 /* The kinds of parameter, as debugfs "schema" names them. */
 enum zswb_param_kind {
-	ZSWB_PARAM_BOOL,	/* zswb_parse_bool()'s words; reads Y or N */
-	ZSWB_PARAM_UINT,	/* an integer from min to max */
-	ZSWB_PARAM_CHOICE,	/* one of names[]; reads all, the current in brackets */
+	ZSWB_PARAM_KIND_BOOL,	/* zswb_parse_bool()'s words; reads Y or N */
+	ZSWB_PARAM_KIND_UINT,	/* an integer from min to max */
+	ZSWB_PARAM_KIND_CHOICE,	/* one of names[]; reads all, the current in brackets */
+};
+
+/* The parameters (zswap_wb_params.h), by row: zswb_params[ZSWB_P_<name>]. */
+enum zswb_param_id {
+#define ZSWB_PARAM_BOOL(name, ...)	ZSWB_P_##name,
+#define ZSWB_PARAM_UINT(name, ...)	ZSWB_P_##name,
+#define ZSWB_PARAM_CHOICE(name, ...)	ZSWB_P_##name,
+#include "zswap_wb_params.h"
+	NR_ZSWB_PARAMS,
 };
 
 /*
- * What turning a parameter off means for the folios in flight, for the
- * tools that unload the module or wait for them (zswbctl):
- */
-#define ZSWB_PARAM_DRAINS	BIT(0)	/* turned off before unloading, then inflight waited for */
-#define ZSWB_PARAM_WAITS	BIT(1)	/* off leaves folios in flight: wait for inflight 0 */
-
-/*
- * The settings a scope binds to a cgroup (scope.c): one for each policy
- * parameter, of the parameter's type. The parameters themselves are the
- * settings of "global". Read locklessly by the hook callbacks.
+ * A set of policy settings, one value for each parameter, as
+ * zswb_param_parse() stores it: 0 or 1, the integer, the index of the
+ * choice; v[ZSWB_P_<name>]. The global settings are those of zswb_global;
+ * each scope has its own (scope.c). Written under zswb_param_mutex by
+ * zswb_param_set(), read locklessly by the hook callbacks.
  */
 struct zswb_settings {
-	bool sync_free;
-	bool async_free;
-	int shrink_policy;
-	unsigned int shrink_batch;
-	int readahead_policy;
+	unsigned int v[NR_ZSWB_PARAMS];
 };
 
+struct zswb_family;
+
 /*
- * A parameter as debugfs "schema" describes it: one for each
- * module_param_cb(), listed by its family. The help is the parameter's
- * MODULE_PARM_DESC, from the same string. A choice parameter uses
- * zswb_choice_ops, with its struct zswb_param as kp->arg. Each one is a
- * policy: @setting is where a scope keeps its own value of it, @value the
- * global one.
+ * A parameter as a row of zswap_wb_params.h gives it: the module
+ * parameter, the scopes' attribute and the "schema" line are made from it.
  */
 struct zswb_param {
 	const char *name;
-	const char *help;
+	const char *help;		/* also its MODULE_PARM_DESC */
 	enum zswb_param_kind kind;
+	enum zswb_param_id id;		/* its row: its value is settings.v[id] */
 	unsigned int flags;		/* ZSWB_PARAM_* */
 	unsigned int def;		/* the default: 0/1, the integer, the index of the name */
 	unsigned int min, max;		/* UINT */
-	int *choice;			/* CHOICE: the index of the current name */
 	const char * const *names;	/* CHOICE: the names, as sysfs_match_string() takes them */
 	unsigned int nr_names;
-	void (*changed)(int choice);	/* CHOICE (optional): under zswb_param_mutex, once stored */
-	void *value;			/* BOOL, UINT: the global value (bool, unsigned int) */
-	size_t setting;			/* offsetof(struct zswb_settings, <name>) */
-	/* BOOL: store @on in @var (the global or a scope's), under zswb_param_mutex */
-	int (*store)(bool *var, bool on);
+	const struct zswb_family *family; /* re-armed after every change */
 };
+
+extern const struct zswb_param zswb_params[NR_ZSWB_PARAMS];
 
 /*
  * A policy family (shrinker.c, readahead.c, prompt_free.c), as main.c
- * drives it: init builds what can fail before the backend is registered,
- * arm arms what the parameters ask for once it is (zswb_param_mutex held),
- * exit undoes init after unregistering, or when a later init failed.
+ * drives it: init builds what can fail before the backend is registered;
+ * arm arms what the global settings and the bound scopes ask for, after
+ * init registered and after every change (zswb_param_mutex held; before
+ * init has registered, it only returns 0); exit undoes init after
+ * unregistering, or when a later init failed. prepare runs before a
+ * parameter of the family takes a new value, for a family that must arm
+ * before a policy is visible. Only arm may fail, when turning a policy on
+ * while the module is going: the value is then put back.
  */
 struct zswb_family {
-	int (*init)(void);			/* (optional) */
-	void (*arm)(void);			/* (required) */
-	void (*exit)(void);			/* (optional) */
-	const struct zswb_param * const *params; /* NULL-terminated */
+	int (*init)(void);						/* (optional) */
+	int (*arm)(void);						/* (required) */
+	void (*exit)(void);						/* (optional) */
+	void (*prepare)(const struct zswb_param *p, unsigned int val);	/* (optional) */
 };
 
 extern const struct zswb_family zswb_shrinker;
@@ -199,23 +201,18 @@ extern const struct zswb_family zswb_prompt_free;
 
 /* main.c */
 extern struct mutex zswb_param_mutex;
-extern const struct kernel_param_ops zswb_choice_ops;
+void zswb_arm(enum zswap_wb_point point, bool armed);
+bool zswb_registered(void);
+void zswb_families_rearm(void);
+
+/* params.c */
 int zswb_parse_bool(const char *val, bool *res);
 int zswb_param_parse(const struct zswb_param *p, const char *val,
 		     unsigned int *res);
 int zswb_param_emit(const struct zswb_param *p, unsigned int v, char *buf);
-unsigned int zswb_param_global(const struct zswb_param *p);
-void zswb_arm(enum zswap_wb_point point, bool armed);
-bool zswb_registered(void);
+int zswb_param_set(struct zswb_settings *set, const struct zswb_param *p,
+		   unsigned int val);
 void zswb_params_show(struct seq_file *m);
-void zswb_families_rearm(void);
-
-/* The policy parameters, each a setting of every scope (scope.c). */
-extern const struct zswb_param zswb_sync_free_param;
-extern const struct zswb_param zswb_async_free_param;
-extern const struct zswb_param zswb_policy_param;
-extern const struct zswb_param zswb_batch_param;
-extern const struct zswb_param zswb_ra_policy_param;
 
 /* stats.c */
 int zswb_stats_init(void);
@@ -228,15 +225,23 @@ void zswb_stats_slot_files(struct dentry *dir, int slot);
 struct dentry *zswb_stats_scopes_dir(void);
 
 /*
- * scope.c: what a lookup of a memcg finds, under RCU (or zswb_scope_srcu,
- * for a caller that sleeps): the scope's slot and settings, or NULL for
- * "global". Only while zswb_scoped is on: with no scope bound to a
- * cgroup, no hot path looks anything up.
+ * What a lookup of a memcg finds (zswb_scope_of()): the slot and settings
+ * of the scope that covers it, or zswb_global, slot 0, whose settings are
+ * the module parameters, for what no scope covers. Never NULL.
  */
 struct zswb_scope_core {
 	int slot;
 	struct zswb_settings set;
 };
+
+extern struct zswb_scope_core zswb_global;
+
+/*
+ * Whether a setting of the global parameters or of a bound scope
+ * satisfies @pred: a family arms a point while one does. Under
+ * zswb_param_mutex.
+ */
+bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set));
 
 /*
  * Scopes name cgroups of the memory controller and live in configfs: a
@@ -247,7 +252,7 @@ struct zswb_scope_core {
 #if ZSWB_HAVE_SCOPES
 DECLARE_STATIC_KEY_FALSE(zswb_scoped);
 extern struct srcu_struct zswb_scope_srcu;
-const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg);
+const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup *memcg);
 bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set));
 int zswb_scopes_init(void);
 void zswb_scopes_exit(void);
@@ -272,7 +277,9 @@ static inline void zswb_scope_unlock(int idx)
 /* The scope of the current task's memcg, under RCU. */
 static inline const struct zswb_scope_core *zswb_scope_of_current(void)
 {
-	return zswb_scope_of(mem_cgroup_from_task(current));
+	if (!zswb_scopes_on())
+		return &zswb_global;
+	return zswb_scope_lookup(mem_cgroup_from_task(current));
 }
 
 /*
@@ -282,9 +289,11 @@ static inline const struct zswb_scope_core *zswb_scope_of_current(void)
  */
 static inline const struct zswb_scope_core *zswb_scope_of_mm(struct mm_struct *mm)
 {
+	if (!zswb_scopes_on())
+		return &zswb_global;
 	if (!mm)
-		return zswb_scope_of_current();
-	return zswb_scope_of(mem_cgroup_from_task(rcu_dereference(mm->owner)));
+		return zswb_scope_lookup(mem_cgroup_from_task(current));
+	return zswb_scope_lookup(mem_cgroup_from_task(rcu_dereference(mm->owner)));
 }
 #else
 static __always_inline bool zswb_scopes_on(void)
@@ -301,14 +310,19 @@ static inline void zswb_scope_unlock(int idx)
 {
 }
 
-static inline const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg)
+static inline const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup *memcg)
 {
-	return NULL;
+	return &zswb_global;
+}
+
+static inline const struct zswb_scope_core *zswb_scope_of_current(void)
+{
+	return &zswb_global;
 }
 
 static inline const struct zswb_scope_core *zswb_scope_of_mm(struct mm_struct *mm)
 {
-	return NULL;
+	return &zswb_global;
 }
 
 static inline bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set))
@@ -325,6 +339,22 @@ static inline void zswb_scopes_exit(void)
 {
 }
 #endif
+
+/**
+ * zswb_scope_of - the scope that covers a memcg
+ * @memcg: the memcg, or NULL (the memory controller is disabled)
+ *
+ * Context: under RCU, or zswb_scope_srcu for a caller that sleeps, which
+ * keep the result. With no scope bound this is one static branch.
+ * Return: the scope of the nearest scoped ancestor of @memcg (or of
+ * @memcg itself), or zswb_global.
+ */
+static __always_inline const struct zswb_scope_core *zswb_scope_of(struct mem_cgroup *memcg)
+{
+	if (!zswb_scopes_on())
+		return &zswb_global;
+	return zswb_scope_lookup(memcg);
+}
 
 /* shrinker.c: the hook's shrink callback */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,

@@ -75,7 +75,7 @@ fake() {
 	echo "[stock] carry split per_node local_first" >"$p/shrink_policy"
 	echo 32 >"$p/shrink_batch"
 	echo "[stock] skip_fault skip_zswap_slots" >"$p/readahead_policy"
-	$py "$ZSWB_TOP/selftests/module_names.py" "$ZSWB_TOP/module" >"$d/schema"
+	bash "$ZSWB_TOP/selftests/module_schema.sh" >"$d/schema"
 	printf '%s\n' "written_back 30" "freed_sync 0" "freed_async 20" "store_rejects 3" \
 		"inflight 0" "shrink_scanned_node0 5" >"$d/stats"
 	printf '%s\n' "written_back 10" "freed_sync 0" "freed_async 0" "store_rejects 1" \

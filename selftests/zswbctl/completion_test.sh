@@ -44,7 +44,7 @@ fi
 # The fake module: its parameters and statistics as the module's schema
 # (from its sources) gives them, a choice parameter's file listing every
 # choice with the current one in brackets, two policy scopes.
-schema=$(python3 "$ZSWB_TOP/selftests/module_names.py")
+schema=$(bash "$ZSWB_TOP/selftests/module_schema.sh")
 # schema_values NAME: the values the schema gives parameter NAME.
 schema_values() {
 	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $4 }' <<<"$schema"

@@ -9,7 +9,7 @@
 # each source file (main.c, common.c, params.c, schema.c, stats.c,
 # json_writer.c, prom.c), each section named after its file.  The fake
 # module describes itself with the schema its sources give
-# (selftests/module_names.py).  Prints KTAP and exits 0 only if every test
+# (selftests/module_schema.sh).  Prints KTAP and exits 0 only if every test
 # passed.  Never touches the real module: the paths point into the fake
 # tree and delete_module() is always skipped.
 
@@ -327,7 +327,7 @@ t "-V" 0 "zswbctl $version"$'\n'"module: zswap_wb loaded, version unknown (*)" '
 
 # The module's schema, as its debugfs "schema" holds it, read from its
 # sources: the fake module tree below describes itself with it.
-schema=$("$py" "$top/selftests/module_names.py" 2>"$tmp/names.err")
+schema=$(bash "$top/selftests/module_schema.sh" 2>"$tmp/names.err")
 rc=$? out=$schema err=$(<"$tmp/names.err")
 # schema_field KIND FIELD NAME: field FIELD (1-based) of the KIND line NAME.
 schema_field() {
