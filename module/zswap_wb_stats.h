@@ -47,9 +47,6 @@ ZSWB_COUNTER(FALLBACKS, fallbacks,
 	     "Left on the LRU because the policy was off.")
 ZSWB_COUNTER(ALLOCATED_ON_LRU, allocated_on_lru,
 	     "Allocated on the LRU, stock's path, as their policy does not free them.")
-/* The mark needs no memory: 0, kept for the identity of zswap_wb.rst. */
-ZSWB_COUNTER(MARK_FAILED, mark_failed,
-	     "Could not be marked, put on the LRU after the write.")
 ZSWB_COUNTER(WORK_RUNS, work_runs,
 	     "Runs of the deferred-free work item.")
 ZSWB_COUNTER(REQUEUED, requeued,

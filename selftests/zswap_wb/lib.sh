@@ -121,7 +121,7 @@ bracketed() {
 # off. Equals written_back once nothing is in flight.
 wb_resolved() {
 	echo $(( $(wbstat freed_sync) + $(wbstat freed_async) + $(wbstat raced) + \
-		$(wbstat write_errors) + $(wbstat mark_failed) + $(wbstat fallbacks) ))
+		$(wbstat write_errors) + $(wbstat fallbacks) ))
 }
 
 # wb_freed: folios the policies freed, sync_free's and async_free's.

@@ -247,8 +247,8 @@ t "stats: unknown key" 1 '' "zswbctl: unknown statistic 'bogus'" \
 printf 'a 1' >"$d/stats"
 t "stats: adds a missing final newline" 0 'a 1' '' stats
 fake
-t "stats --scope: a module without scopes" 1 '' \
-	"zswbctl: $d/scopes: no policy scopes in this zswap_wb (a module before scopes?)" stats --scope b
+t "stats --scope: a debugfs directory without scopes/" 1 '' \
+	"zswbctl: $d/scopes: no such directory: is $d zswap_wb's debugfs?" stats --scope b
 mkdir -p "$d/scopes/b" "$d/scopes/global"
 printf 'stored_pages 40\nwritten_back 2\n' >"$d/scopes/b/stats"
 printf 'stored_pages 60\nwritten_back 3\n' >"$d/scopes/global/stats"

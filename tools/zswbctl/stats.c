@@ -320,7 +320,7 @@ static int scope_stats_file(const char *name, char *file, size_t size)
 	}
 	snprintf(path, sizeof(path), "%s/scopes", debugfs_dir);
 	if (stat(path, &sb)) {
-		msg("%s: no policy scopes in this zswap_wb (a module before scopes?)", path);
+		msg("%s: no such directory: is %s zswap_wb's debugfs?", path, debugfs_dir);
 		return 1;
 	}
 	snprintf(file, size, "scopes/%s/stats", name);
