@@ -7,15 +7,26 @@
 # Other targets: kernel, module, initramfs, vm (a shell in the VM), bench
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
-# reboot and purge of the packages in it), bench-apps (the policies on real
-# applications in that image: a kernel build, Redis and MariaDB), figures
-# (the pictures of Documentation/results.rst from bench-results/), clean.
+# reboot and purge of the packages in a Debian 12 and a Debian 13 VM, a
+# KTAP block each), bench-apps (the policies on real applications in the
+# Debian 12 image: a kernel build, Redis and MariaDB), figures (the
+# pictures of Documentation/results.rst from bench-results/), clean.
 # make deb builds the Debian packages zswap-wb-dkms, zswbctl, zswbctl-plot and
-# zswap-wb-prometheus-rules.
+# zswap-wb-prometheus-rules. ZSWB_SUITE=trixie makes kernel-deb, deb and
+# rootfs for Debian 13 (built in a trixie environment, in $ZSWB_CACHE/trixie)
+# instead of Debian 12 (bookworm, the default).
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 OBJ = $(shell . tools/kernel/common.sh && zswb_dirs && echo $$ZSWB_OBJ)
+
+# The Debian releases the packages are built and tested for.
+SUITES := bookworm trixie
+ZSWB_SUITE ?= bookworm
+FLEET_SUITES ?= $(SUITES)
+ifneq ($(filter-out $(SUITES),$(ZSWB_SUITE) $(FLEET_SUITES)),)
+$(error ZSWB_SUITE and FLEET_SUITES take bookworm or trixie, not '$(filter-out $(SUITES),$(ZSWB_SUITE) $(FLEET_SUITES))')
+endif
 
 .PHONY: all kernel module initramfs demo check check-debug vm bench kernel-deb deb check-versions clean
 .PHONY: rootfs check-fleet bench-apps figures
@@ -86,15 +97,24 @@ kernel-deb:
 # The packages zswap-wb-dkms, zswbctl, zswbctl-plot and
 # zswap-wb-prometheus-rules (debian/), built from a copy of the tree's
 # files (tracked or new, not ignored) in $(DEBDIR), where the .deb, .dsc
-# and .changes files land.
+# and .changes files land. For trixie, dpkg-buildpackage runs in the trixie
+# environment (tools/kernel/in-suite.sh), so the dependencies are trixie's.
+ifeq ($(ZSWB_SUITE),bookworm)
 DEBDIR = $(shell . tools/kernel/common.sh && echo $$ZSWB_CACHE/deb)
+DEB_BUILD_DEPS := dpkg-dev debhelper dh-dkms gcc libc6-dev make pkg-config \
+	libcurl4-openssl-dev libjansson-dev
+IN_SUITE :=
+else
+DEBDIR = $(shell . tools/kernel/common.sh && echo $$ZSWB_CACHE/$(ZSWB_SUITE)/deb)
+DEB_BUILD_DEPS :=
+IN_SUITE := bash tools/kernel/in-suite.sh $(ZSWB_SUITE)
+endif
 deb:
-	. tools/kernel/common.sh && zswb_need dpkg-dev debhelper dh-dkms git gcc libc6-dev make \
-		pkg-config libcurl4-openssl-dev libjansson-dev
+	. tools/kernel/common.sh && zswb_need git $(DEB_BUILD_DEPS)
 	rm -rf $(DEBDIR) && mkdir -p $(DEBDIR)/zswap-wb
 	git ls-files -z --cached --others --exclude-standard | \
 		tar --null -T - --ignore-failed-read -cf - | tar -C $(DEBDIR)/zswap-wb -xf -
-	cd $(DEBDIR)/zswap-wb && dpkg-buildpackage --build=full -us -uc
+	$(IN_SUITE) sh -c 'cd $(DEBDIR)/zswap-wb && dpkg-buildpackage --build=full -us -uc'
 	ls -1 $(DEBDIR)/*.deb $(DEBDIR)/*.changes
 
 check-versions:
@@ -104,9 +124,18 @@ rootfs:
 	bash tools/vm/mkrootfs.sh
 
 # Builds what it installs: the packages of the module and tool, and of the
-# hooked kernel (make kernel-deb, the long part).
-check-fleet: kernel rootfs deb kernel-deb
-	bash selftests/fleet_test.sh
+# hooked kernel (make kernel-deb, the long part), then tests them on their
+# release's image; for each of FLEET_SUITES in turn (default bookworm,
+# then trixie), a KTAP block each. FLEET_SUITES=trixie runs one.
+check-fleet: kernel
+	@rc=0; for s in $(FLEET_SUITES); do \
+		echo "# check-fleet: $$s"; \
+		if $(MAKE) ZSWB_SUITE=$$s rootfs deb kernel-deb; then \
+			ZSWB_SUITE=$$s bash selftests/fleet_test.sh || rc=1; \
+		else \
+			echo "# check-fleet: building the $$s packages failed"; rc=1; \
+		fi; \
+	done; exit $$rc
 
 clean:
 	-$(MAKE) -C $(OBJ) M=$(TOP) clean

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fleet install test (make check-fleet): zswap_wb installed the way a fleet
-# installs it, from Debian packages, on the Debian 12 image of
+# installs it, from Debian packages, on the Debian image of
 # tools/vm/mkrootfs.sh booted in the test VM, then a reboot, then a purge.
+# ZSWB_SUITE picks the release: bookworm (Debian 12, default) or trixie
+# (Debian 13), for the image and the packages alike.
 #
-#   selftests/fleet_test.sh                  on the host: prints KTAP
-#   fleet_test.sh --guest boot1|boot2 KREL   its guest side (run by the VM)
+#   selftests/fleet_test.sh                        on the host: prints KTAP
+#   fleet_test.sh --guest boot1|boot2 KREL MAJOR   its guest side (run by
+#                                                  the VM on Debian MAJOR)
 #
 # Boot 1 (the hooked kernel of the linux-image package): dpkg -i the kernel's
 # linux-image and linux-headers packages, then zswap-wb-dkms and zswbctl;
@@ -19,13 +22,15 @@
 # The packages, the newest of each name in $ZSWB_FLEET_DEBS (directories;
 # default: where make deb and make kernel-deb leave them, $ZSWB_CACHE/deb and
 # $ZSWB_CACHE/kernel-deb, and the kernel-deb/ of ~/.cache/zswap_wb-deb, the
-# cache that 'ZSWB_CACHE=~/.cache/zswap_wb-deb make kernel-deb' fills):
+# cache that 'ZSWB_CACHE=~/.cache/zswap_wb-deb make kernel-deb' fills; for
+# trixie $ZSWB_CACHE/trixie/deb and $ZSWB_CACHE/trixie/kernel-deb, where
+# 'ZSWB_SUITE=trixie make deb kernel-deb' leaves them):
 # linux-image-*-zswap-wb and linux-headers-*-zswap-wb (make kernel-deb),
 # zswap-wb-dkms and zswbctl (make deb). Without them only the image's boot
 # is tested (on the built test kernel) and the rest is skipped, saying why.
 #
-# Environment: ZSWB_FLEET_TIMEOUT (boot 1, default 2400 s: DKMS compiles under
-# emulation), ZSWB_VM_MEM (default 2048).
+# Environment: ZSWB_SUITE, ZSWB_FLEET_TIMEOUT (boot 1, default 2400 s: DKMS
+# compiles under emulation), ZSWB_VM_MEM (default 2048).
 set -u
 
 # Settings written to /etc in boot 1, and what sysfs shows for them.
@@ -50,10 +55,10 @@ verdict() {
 show() { sed 's/^/# /' "$1"; }
 
 guest_boot1() {
-	local krel=$1 d=/run/zswb-run/debs ok f ver
+	local krel=$1 major=$2 d=/run/zswb-run/debs ok f ver
 
 	ok=1
-	grep -q '^12\.' /etc/debian_version || { echo "# not Debian 12: $(cat /etc/debian_version)"; ok=0; }
+	grep -q "^$major\\." /etc/debian_version || { echo "# not Debian $major: $(cat /etc/debian_version)"; ok=0; }
 	[ "$(uname -r)" = "$krel" ] || { echo "# running $(uname -r), not $krel"; ok=0; }
 	for f in dkms gcc make modprobe dpkg; do
 		command -v $f >/dev/null || { echo "# no $f in the image"; ok=0; }
@@ -186,7 +191,7 @@ if [ "${1:-}" = --guest ]; then
 	failed=0
 	export DEBIAN_FRONTEND=noninteractive
 	case "${2:-}" in
-	boot1) guest_boot1 "${3:?kernel release}" ;;
+	boot1) guest_boot1 "${3:?kernel release}" "${4:?Debian major version}" ;;
 	boot2) guest_boot2 "${3:?kernel release}" ;;
 	*) echo "fleet_test.sh: --guest takes boot1 or boot2" >&2; exit 64 ;;
 	esac
@@ -196,12 +201,18 @@ fi
 # ----------------------------------------------------------------- host --
 
 . "$(dirname "$0")/../tools/kernel/common.sh"
+suite=${ZSWB_SUITE:-bookworm}
+case $suite in
+bookworm) major=12 ;;
+trixie) major=13 ;;
+*) zswb_die "ZSWB_SUITE=$suite: use bookworm (default) or trixie" ;;
+esac
 zswb_need dpkg e2fsprogs
 zswb_dirs || exit 1
 
 TESTS="boot kernel-debs pkg-install dkms-built modprobe boot-load boot-params zswbctl-status purge purge-files purge-dkms vm-clean"
 declare -A DESC=(
-	[boot]="the Debian 12 image boots the kernel and runs the test"
+	[boot]="the Debian $major ($suite) image boots the kernel and runs the test"
 	[kernel-debs]="dpkg -i the kernel's linux-image and linux-headers"
 	[pkg-install]="dpkg -i zswap-wb-dkms and zswbctl"
 	[dkms-built]="DKMS built and installed zswap_wb for the running kernel"
@@ -221,7 +232,11 @@ trap 'rm -rf "$t"' EXIT
 begin=$(date +%s)
 
 # newest GLOB: the newest file matching GLOB in the package directories.
-dirs=${ZSWB_FLEET_DEBS:-$ZSWB_CACHE/deb $ZSWB_CACHE/kernel-deb $HOME/.cache/zswap_wb-deb/kernel-deb}
+if [ "$suite" = bookworm ]; then
+	dirs=${ZSWB_FLEET_DEBS:-$ZSWB_CACHE/deb $ZSWB_CACHE/kernel-deb $HOME/.cache/zswap_wb-deb/kernel-deb}
+else
+	dirs=${ZSWB_FLEET_DEBS:-$ZSWB_CACHE/$suite/deb $ZSWB_CACHE/$suite/kernel-deb}
+fi
 newest() {
 	local d
 	for d in $dirs; do
@@ -282,7 +297,7 @@ vmboot() {
 	bash "$ZSWB_TOP/tools/vm/run.sh" --kernel "$kernel" --rootfs "$img" \
 		--overlay "$t/root.qcow2" --payload "$t/payload" --timeout "$2" \
 		--mem "${ZSWB_VM_MEM:-2048}" \
-		--cmd "bash ./fleet_test.sh --guest boot$1 $krel" > "$t/boot$1.raw" 2>&1
+		--cmd "bash ./fleet_test.sh --guest boot$1 $krel $major" > "$t/boot$1.raw" 2>&1
 	rc=$?
 	# The serial console ends its lines with CR LF.
 	tr -d '\r' < "$t/boot$1.raw" > "$t/boot$1.log"
@@ -322,6 +337,6 @@ for id in $TESTS; do
 	*) ktap_test_fail "${DESC[$id]} (no result: the guest did not get there)" ;;
 	esac
 done
-echo "# fleet test: $(( $(date +%s) - begin )) s, boot statuses:${vmstatus:- none}"
+echo "# fleet test ($suite): $(( $(date +%s) - begin )) s, boot statuses:${vmstatus:- none}"
 ktap_counts
 [ "$KTAP_CNT_FAIL" = 0 ]
