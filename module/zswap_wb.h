@@ -98,13 +98,51 @@ static inline struct zswb_pcpu_stats __percpu *zswb_stats_of(int slot)
 	return slot ? zswb_slot_pcpu[slot].stats : &zswb_pcpu_stats;
 }
 
-/* A scope's folio counted its last outside marked..taken (see opened). */
+/*
+ * The free path's folios of a scope's slot, as stats.c keeps them so that
+ * a removed scope's slot is reused only once they are all counted
+ * (zswb_stats_slot_quiet()): open from the lookup that found the scope,
+ * in its RCU section; closed once counted its last outside marked..taken.
+ */
+static inline void zswb_open(int slot)
+{
+	if (slot)
+		this_cpu_inc(zswb_stats_of(slot)->opened);
+}
+
 static inline void zswb_close(int slot)
 {
 	if (slot) {
 		smp_wmb();	/* the folio's counts (marked) before its close */
 		this_cpu_inc(zswb_stats_of(slot)->closed);
 	}
+}
+
+/*
+ * The async folios of @slot (the "inflight" and "queue_depth" gauges):
+ * offered for marking, put on a CPU's list, taken off one; a folio not
+ * marked counts as queued and taken at once.
+ */
+static inline void zswb_count_marked(int slot)
+{
+	this_cpu_inc(zswb_stats_of(slot)->marked);
+}
+
+static inline void zswb_count_queued(int slot)
+{
+	this_cpu_inc(zswb_stats_of(slot)->queued);
+}
+
+static inline void zswb_count_taken(int slot, unsigned long nr)
+{
+	this_cpu_add(zswb_stats_of(slot)->taken, nr);
+}
+
+/* @nr frees of @slot's folios took a time of latency bucket @bucket. */
+static inline void zswb_count_latency(int slot, unsigned int bucket,
+				      unsigned long nr)
+{
+	this_cpu_add(zswb_stats_of(slot)->latency[bucket], nr);
 }
 
 static inline void zswb_count(int slot, enum zswb_stat_item item)
