@@ -44,7 +44,8 @@ const struct zswb_param zswb_params[NR_ZSWB_PARAMS] = {
 	},
 #define ZSWB_PARAM_CHOICE(_name, _help, _choices, _flags, _family)	\
 	[ZSWB_P_##_name] = {						\
-		.name = #_name, .help = _help, .id = ZSWB_P_##_name,	\
+		.name = #_name, .id = ZSWB_P_##_name,			\
+		.help = (_help) + BUILD_BUG_ON_ZERO(sizeof(_help) <= 1), \
 		.kind = ZSWB_PARAM_KIND_CHOICE, .flags = _flags,	\
 		ZSWB_NAMES(_choices),					\
 		.family = &zswb_##_family,				\
@@ -54,7 +55,8 @@ const struct zswb_param zswb_params[NR_ZSWB_PARAMS] = {
 
 /*
  * The global settings: the defaults (a choice's first name) until a
- * parameter is written. A row without its help does not build.
+ * parameter is written. A row without its help does not build (a
+ * choice's is checked in zswb_params[]).
  */
 struct zswb_scope_core zswb_global __read_mostly = {
 	.slot = 0,

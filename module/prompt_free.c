@@ -420,7 +420,8 @@ static void zswb_live_release(struct percpu_ref *ref)
  * past the point's key could mark a folio whose end a CPU not yet patched
  * would not offer back, and it would stay off the LRU for good. (async_free
  * marks only once zswb_pf_update() made zswb_live live, after it armed;
- * sync_free marks nothing but reads the policy.) Under zswb_param_mutex.
+ * sync_free's marks, free and keep, are never taken by writeback_end().)
+ * Under zswb_param_mutex.
  *
  * Turning async_free off does not wait for the folios in flight: marking
  * stops at once; the work item frees what is in flight as its writes end

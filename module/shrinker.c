@@ -152,10 +152,21 @@ int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 	return ret;
 }
 
-/* The shrink point is armed while the module is loaded; stock is counted too. */
+/* Under zswb_param_mutex: the shrink point is armed. */
+static bool zswb_shrink_armed;
+
+/*
+ * The shrink point is armed while the module is loaded; stock is counted
+ * too. Armed once: a change of shrink_policy or shrink_batch, global or a
+ * scope's, does not go through the hook's and the jump labels' locks.
+ */
 static int zswb_shrinker_arm(void)
 {
-	zswb_arm(ZSWAP_WB_SHRINK, true);
+	lockdep_assert_held(&zswb_param_mutex);
+	if (zswb_registered() && !zswb_shrink_armed) {
+		zswb_arm(ZSWAP_WB_SHRINK, true);
+		zswb_shrink_armed = true;
+	}
 	return 0;
 }
 
