@@ -233,7 +233,7 @@ hostload_start() {
 
 # hostload_vmstat NAME: how much a /proc/vmstat counter moved under the load.
 hostload_vmstat() {
-	echo $(( $(vmstat "$1") - $(awk -v k="$1" '$1 == k { print $2 }' $HOSTLOAD_DIR/vmstat.start) ))
+	echo $(( $(vmstat "$1") - $(kv $HOSTLOAD_DIR/vmstat.start "$1") ))
 }
 
 # hostload_stop: stop it, put the settings back, say what it did; fails if

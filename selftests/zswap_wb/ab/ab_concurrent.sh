@@ -24,14 +24,14 @@ CFS=/sys/kernel/config/zswap_wb
 out=/tmp/ab-concurrent
 
 
-cleanup() {
+# Before test_cleanup (lib.sh): the scopes ab made, then its cgroups.
+test_cleanup_own() {
+	local s
 	for s in "$CFS"/zswbctl-ab-*; do
 		[ -d "$s" ] && rmdir "$s"
 	done
 	ab_cgroups_del
-	swap_off >/dev/null 2>&1
 }
-trap cleanup EXIT
 
 
 [ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }

@@ -36,12 +36,8 @@ out=/tmp/ab-sequential
 # async_free_on: zswbctl ab has set its side's async_free=Y.
 async_free_on() { [ "$(param_value async_free)" = Y ]; }
 
-cleanup() {
-	ab_cgroups_del
-	swap_off >/dev/null 2>&1
-	[ -d /sys/module/zswap_wb ] && echo 0 > "$ZSWB_PARAMS/async_free"
-}
-trap cleanup EXIT
+# Before test_cleanup (lib.sh), which turns async_free off with the rest.
+test_cleanup_own() { ab_cgroups_del; }
 
 
 [ -d /sys/module/zswap_wb ] || modprobe zswap_wb || { msg "modprobe zswap_wb failed"; exit 1; }

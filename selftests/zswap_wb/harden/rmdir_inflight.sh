@@ -54,7 +54,7 @@ while [ $n -lt 5 ]; do
 done
 wait_drained 30
 msg_stats
-msg "dying memcgs: $(awk '$1 == "nr_dying_descendants" { print $2 }' $CG_ROOT/rmdirp/cgroup.stat)"
+msg "dying memcgs: $(kv $CG_ROOT/rmdirp/cgroup.stat nr_dying_descendants)"
 set_param async_free 0
 swapoff /dev/$dm
 dmctl remove zswbrmdir

@@ -12,7 +12,7 @@
 # none and global would decide every entry: the scope would free nothing.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../scope/scope.lib"
-scope_trap nk
+scope_cgroups nk
 need_scopes || exit 1
 grep -qw "cgroup.memory=nokmem" /proc/cmdline ||
 	{ msg "not booted with cgroup.memory=nokmem: $(cat /proc/cmdline)"; exit 1; }

@@ -3,7 +3,7 @@
 # DESC: booted with cgroup_disable=memory, a scope is refused with a clear error
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../scope/scope.lib"
-scope_trap
+scope_cgroups
 if grep -qw memory "$CG_ROOT/cgroup.controllers"; then
 	msg "SKIP: the memory controller is enabled (boot with cgroup_disable=memory)"
 	exit 4

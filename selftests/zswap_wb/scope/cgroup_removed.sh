@@ -8,7 +8,7 @@
 # "cgroup" says the cgroup was removed. Rebinding the scope then works.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap gone gone2
+scope_cgroups gone gone2
 need_scopes || exit 1
 DM=zswbscrm
 dm=$(dmctl create $DM /dev/vda) || exit 1

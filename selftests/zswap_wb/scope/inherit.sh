@@ -9,7 +9,7 @@
 # find outer for /ab/b/leaf.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap ab
+scope_cgroups ab
 need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1

@@ -6,7 +6,7 @@
 # the parameters' formats.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap iv iv2 nomem
+scope_cgroups iv iv2 nomem
 need_scopes || exit 1
 cg_mk iv "$CG_MAX" && cg_mk iv2 "$CG_MAX" || exit 1
 mkdir -p "$CG_ROOT/nomem/child" || exit 1

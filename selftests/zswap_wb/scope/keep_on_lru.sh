@@ -11,7 +11,7 @@
 # was not rotated as stock rotates it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap kf kn
+scope_cgroups kf kn
 need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1

@@ -12,7 +12,7 @@
 # global, stock, and read the windows.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap raom
+scope_cgroups raom
 need_scopes || exit 1
 FILL=${ZSWB_TEST_RA_MIB:-32}
 zswap_on

@@ -7,7 +7,7 @@
 # scope keeps covering it.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap r1 r2 p
+scope_cgroups r1 r2 p
 need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1

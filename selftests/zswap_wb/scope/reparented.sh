@@ -14,7 +14,7 @@
 # folio's memcg would count them as global's and leave them on the LRU.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap rp
+scope_cgroups rp
 need_scopes || exit 1
 FILL=${ZSWB_TEST_REPARENT_MIB:-48}
 zswap_on
@@ -27,7 +27,10 @@ echo 1 > "$ZSWB_DEBUGFS/reset"
 cg_run rp/kid thrash --size "$FILL" --passes 0 --hold 600 > /tmp/rp.out 2>&1 &
 pid=$! held=
 # Moved to the root below: the cgroups' cleanup would not find it.
-trap 'rc=$?; kill $pid $held 2>/dev/null; scope_cleanup; exit $rc' EXIT
+test_cleanup_own() {
+	kill $pid $held 2>/dev/null
+	scope_cleanup
+}
 w=0
 while ! grep -q filled /tmp/rp.out && [ $w -lt 600 ]; do
 	kill -0 $pid 2>/dev/null || { msg "thrash: $(cat /tmp/rp.out)"; exit 1; }

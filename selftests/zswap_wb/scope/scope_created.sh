@@ -9,7 +9,7 @@
 # Nothing is lost from the accounting of global, the scope or the host.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap live
+scope_cgroups live
 need_scopes || exit 1
 zswap_on
 swap_on disk || exit 1

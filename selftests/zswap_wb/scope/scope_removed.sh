@@ -8,7 +8,7 @@
 # host totals still agree. A scope made afterwards starts at zero.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap t
+scope_cgroups t
 need_scopes || exit 1
 DM=zswbscdel
 dm=$(dmctl create $DM /dev/vda) || exit 1

@@ -3,7 +3,7 @@
 # DESC: sync_free on zram in one scope, off for an unscoped sibling at once
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap z1 z2
+scope_cgroups z1 z2
 need_scopes || exit 1
 zswap_on
 swap_on zram || exit 1

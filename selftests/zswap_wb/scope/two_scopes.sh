@@ -9,7 +9,7 @@
 # tests), so that zswap_store() shrinks each memcg itself.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap s1 s2
+scope_cgroups s1 s2
 need_scopes || exit 1
 zswap_on
 echo N > /sys/module/zswap/parameters/shrinker_enabled

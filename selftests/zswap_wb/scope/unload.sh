@@ -3,7 +3,7 @@
 # DESC: rmmod is refused while a scope exists, and works once it is removed
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/scope.lib"
-scope_trap u
+scope_cgroups u
 need_scopes || exit 1
 cg_mk u "$CG_MAX" || exit 1
 scope_new u /u async_free=Y || exit 1

@@ -23,8 +23,8 @@ oom_runs() {
 	while [ $r -lt "$runs" ]; do
 		cg_new oomcg "$max"
 		cg_run oomcg thrash --size "$mib" --passes 2 > /tmp/thrash.out 2>&1 || oom_failed=$((oom_failed + 1))
-		oom_events=$((oom_events + $(awk '$1 == "oom" { print $2 }' $CG_ROOT/oomcg/memory.events)))
-		oom_kills=$((oom_kills + $(awk '$1 == "oom_kill" { print $2 }' $CG_ROOT/oomcg/memory.events)))
+		oom_events=$((oom_events + $(kv $CG_ROOT/oomcg/memory.events oom)))
+		oom_kills=$((oom_kills + $(kv $CG_ROOT/oomcg/memory.events oom_kill)))
 		cg_del oomcg
 		r=$((r + 1))
 	done
