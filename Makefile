@@ -56,19 +56,14 @@ check: initramfs
 	bash selftests/run.sh
 
 # The VM suite on a kernel with KASAN, lockdep, kmemleak and the other
-# checkers (tools/kernel/debug.config), workloads scaled down for it.
-DEBUG_SUITES ?= vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file \
-	vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope
-# Each group's time there with the host load, in seconds, as last
-# measured: the lanes take the longest first.
-DEBUG_VM_SECONDS = vm-harden:2926 vm-readahead:2775 vm-shrink:2117 vm-scope:1720 vm-nomemcg:1633 \
-	vm-prompt-file:1413 vm-write-errors:1174 vm-prompt-disk:771 vm-prompt-nvme:725 vm-basic:639 \
-	vm-prompt-zram:623 vm-smp:307 vm-nokmem:204
+# checkers (tools/kernel/debug.config), workloads scaled down for it:
+# every VM group whose settings do not say debug=no, or DEBUG_SUITES.
+DEBUG_SUITES ?= vm
 check-debug:
 	ZSWB_FLAVOUR=debug $(MAKE) initramfs
 	ZSWB_FLAVOUR=debug ZSWB_TEST_SIZE=64 ZSWB_TEST_CG_MAX=24M ZSWB_TEST_PASSES=1 \
 		ZSWB_TEST_SCALE=4 ZSWB_TEST_HOSTLOAD_SLOW=20 ZSWB_TEST_HOSTLOAD_KPAGE_SLICES=200 \
-		ZSWB_VM_TIMEOUT=7200 ZSWB_VM_SECONDS="$(DEBUG_VM_SECONDS)" \
+		ZSWB_VM_TIMEOUT=7200 \
 		bash selftests/run.sh $(DEBUG_SUITES)
 
 vm: initramfs

@@ -8,7 +8,8 @@
 #
 #   selftests/run.sh [SUITE...]     default: every suite, in order
 #
-# The host suites run first, one after the other; the VM suites then in
+# The host suites run first, one after the other; the VM suites (the
+# groups of selftests/zswap_wb, found from their settings files) then in
 # ZSWB_CHECK_JOBS lanes (below), each suite printed in order when all are
 # done, with a "# lane N: SUITE" line as each starts and ends.
 set -u
@@ -22,8 +23,45 @@ zswb_need sparse dkms perl git patch xz-utils gcc libc6-dev make tar python3
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
-ALL="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-completion zswbctl-stat zswbctl-calibrate zswbctl-ranksum zswbctl-fleet patch-versions dkms arch deb bench-args console-check vm-basic vm-prompt-zram vm-prompt-disk vm-prompt-nvme vm-prompt-file vm-write-errors vm-shrink vm-nomemcg vm-nokmem vm-readahead vm-harden vm-smp vm-scope vm-ab"
-suites=${*:-$ALL}
+HOST="build-warnings build-configs hot-paths checkpatch zswbctl zswbctl-ab zswbctl-help zswbctl-completion zswbctl-stat zswbctl-calibrate zswbctl-ranksum zswbctl-fleet patch-versions dkms arch deb bench-args console-check"
+
+# The VM groups are found from the tree: each directory of
+# selftests/zswap_wb with a settings file, which holds, one KEY=VALUE a
+# line, kselftest's timeout= and this project's keys beside it:
+#   timeout=SECONDS     the VM's timeout (ZSWB_VM_TIMEOUT overrides it)
+#   smp=N mem=MIB       the VM's CPUs and memory (default 2 and 2048)
+#   append=ARGS         on the guest kernel's command line
+#   variants=A B ...    a suite per argument, vm-GROUP-A ..., each given
+#                       to the group's tests as "$1"
+#   debug=no            not run on the debug kernel (make check-debug)
+#   suite=no            not a suite: another one boots it (dkms)
+# A group is its directory: make check finds it, with no list to edit.
+
+# setting GROUP KEY: the value of KEY in GROUP's settings (the last), or nothing.
+setting() {
+	sed -n "s/^$2=//p" "selftests/zswap_wb/$1/settings" 2>/dev/null | tail -n 1
+}
+
+# VM_GROUP[SUITE]: the group and argument of each VM suite; VM_ALL, their names.
+declare -A VM_GROUP
+VM_ALL=""
+for f in selftests/zswap_wb/*/settings; do
+	g=$(basename "$(dirname "$f")")
+	[ "$(setting "$g" suite)" = no ] && continue
+	[ "${ZSWB_FLAVOUR:-}" = debug ] && [ "$(setting "$g" debug)" = no ] && continue
+	v=$(setting "$g" variants)
+	if [ -z "$v" ]; then
+		VM_GROUP[vm-$g]=$g
+		VM_ALL="$VM_ALL vm-$g"
+	fi
+	for a in $v; do
+		VM_GROUP[vm-$g-$a]="$g $a"
+		VM_ALL="$VM_ALL vm-$g-$a"
+	done
+done
+ALL="$HOST$VM_ALL"
+# "vm" stands for every VM suite (make check-debug).
+suites=$(for s in ${*:-$ALL}; do [ "$s" = vm ] && echo $VM_ALL || echo "$s"; done)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -615,19 +653,21 @@ sys.exit(not ok)' "$d/apps.json" &&
 # timeout= of the group's settings file (as kselftest's), 1200 s without.
 vm_timeout() {
 	local t
-	t=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' "selftests/zswap_wb/$1/settings" 2>/dev/null)
-	echo "${ZSWB_VM_TIMEOUT:-${t:-1200}}"
+	t=$(setting "$1" timeout)
+	case "$t" in ''|*[!0-9]*) t=1200 ;; esac
+	echo "${ZSWB_VM_TIMEOUT:-$t}"
 }
 
 # vm_group GROUP [ARG...]: the group's tests in one VM boot
-# (selftests/zswap_wb/run_group.sh), their KTAP.
+# (selftests/zswap_wb/run_group.sh), their KTAP; the VM as its settings say.
 vm_group() {
 	# One log per group and argument: the prompt groups run side by side.
-	local log=$out/vm-$(echo "$*" | tr ' ' '-').log envs
+	local log=$out/vm-$(echo "$*" | tr ' ' '-').log envs smp mem
 	# The workload sizes (ZSWB_TEST_*) go to the guest's environment.
 	envs=$(env | grep -E '^ZSWB_TEST_[A-Z_]+=[0-9A-Za-z]+$' | tr '\n' ' ')
-	bash tools/vm/run.sh --timeout "$(vm_timeout "$1")" --mem "${ZSWB_VM_MEM:-2048}" --smp "${ZSWB_VM_SMP:-2}" \
-		--append "${ZSWB_VM_APPEND:-}" --cmd "$envs/selftests/run_group.sh $*" > "$log" 2>&1
+	smp=$(setting "$1" smp) mem=$(setting "$1" mem)
+	bash tools/vm/run.sh --timeout "$(vm_timeout "$1")" --mem "${mem:-2048}" --smp "${smp:-2}" \
+		--append "$(setting "$1" append)" --cmd "$envs/selftests/run_group.sh $*" > "$log" 2>&1
 	local rc=$?
 	# The guest's KTAP, then whatever the runner said about the kernel.
 	grep -E "^(TAP version|1\.\.|ok |not ok |# |Bail out)" "$log"
@@ -643,33 +683,30 @@ vm_group() {
 		echo "not ok 99 kernel and VM ran clean"
 	fi
 }
-suite_vm_basic() { vm_group basic; }
-suite_vm_prompt_zram() { vm_group prompt zram; }
-suite_vm_prompt_disk() { vm_group prompt disk; }
-suite_vm_prompt_nvme() { vm_group prompt nvme; }
-suite_vm_prompt_file() { vm_group prompt file; }
-suite_vm_write_errors() { vm_group write-errors; }
-suite_vm_shrink() { vm_group shrink; }
-suite_vm_readahead() { vm_group readahead; }
-suite_vm_harden() { vm_group harden; }
-suite_vm_smp() { ZSWB_VM_SMP=8 vm_group smp; }
-suite_vm_scope() { vm_group scope; }
-suite_vm_ab() { vm_group ab; }
-suite_vm_nomemcg() { ZSWB_VM_APPEND="cgroup_disable=memory" ZSWB_VM_MEM=512 vm_group nomemcg; }
-suite_vm_nokmem() { ZSWB_VM_APPEND="cgroup.memory=nokmem" vm_group nokmem; }
-
-# VM_SECONDS: each VM suite's time in seconds, as last measured (make
-# check prints each suite's): the lanes below take the longest first.
-# ZSWB_VM_SECONDS gives them for another kernel (make check-debug).
-VM_SECONDS=${ZSWB_VM_SECONDS:-"vm-ab:755 vm-readahead:310 vm-harden:347 vm-scope:209 vm-shrink:185 vm-prompt-file:181
-vm-prompt-nvme:149 vm-prompt-disk:143 vm-prompt-zram:128 vm-basic:112 vm-smp:69 vm-write-errors:68 vm-nomemcg:46 vm-nokmem:18"}
+# The VM suites' times as last measured on this machine, per kernel
+# flavour, kept outside the tree ("SUITE SECONDS" lines): the lanes below
+# take the longest first; a suite never measured counts as its timeout.
+TIMES=$ZSWB_CACHE/check-seconds-${ZSWB_FLAVOUR:-test}
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
 run_suite() {
 	local start=$(date +%s)
-	(KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0; suite_${1//-/_}) \
+	(KTAP_TESTNO=1 KTAP_CNT_PASS=0 KTAP_CNT_FAIL=0 KTAP_CNT_SKIP=0
+	 case $1 in vm-*) vm_group ${VM_GROUP[$1]} ;; *) suite_${1//-/_} ;; esac) \
 		> "$out/$1.tap" 2> "$out/$1.err"
 	echo $(( $(date +%s) - start )) > "$out/$1.secs"
+}
+
+# times_save SUITE...: their times of this run into $TIMES.
+times_save() {
+	local s
+	mkdir -p "$(dirname "$TIMES")"
+	touch "$TIMES"
+	for s in "$@"; do
+		[ -f "$out/$s.secs" ] || continue
+		{ grep -v "^$s " "$TIMES"; echo "$s $(cat "$out/$s.secs")"; } > "$TIMES.new"
+		mv "$TIMES.new" "$TIMES"
+	done
 }
 
 # report_suite SUITE: print its KTAP as a subtest and count its leaves.
@@ -712,8 +749,8 @@ esac
 [ "$jobs" -le 2 ] || jobs=2
 
 for s in $suites; do
-	if ! declare -F "suite_${s//-/_}" >/dev/null; then
-		echo "run.sh: unknown suite '$s' (suites: $ALL)" >&2
+	if [ -z "${VM_GROUP[$s]:-}" ] && ! declare -F "suite_${s//-/_}" >/dev/null; then
+		echo "run.sh: unknown suite '$s' (suites: $ALL, or vm for every VM suite)" >&2
 		exit 64
 	fi
 done
@@ -734,7 +771,8 @@ done
 if [ "$jobs" -gt 1 ] && [ "$(echo $vm | wc -w)" -gt 1 ]; then
 	# Longest first, each to the first lane that is free; printed in order.
 	for s in $vm; do
-		echo "$(echo "$VM_SECONDS" | tr ' ' '\n' | sed -n "s/^$s://p") $s"
+		t=$(sed -n "s/^$s //p" "$TIMES" 2>/dev/null)
+		echo "${t:-$(vm_timeout ${VM_GROUP[$s]})} $s"
 	done | sort -rn | cut -d' ' -f2 > "$out/queue"
 	ktap_print_msg "VM suites in $jobs lanes:$vm"
 	for l in $(seq "$jobs"); do
@@ -750,6 +788,7 @@ else
 		report_suite "$s"
 	done
 fi
+times_save $vm
 # Counted over every leaf test of every suite, not over the suites.
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

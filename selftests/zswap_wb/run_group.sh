@@ -15,25 +15,13 @@
 # first argument. Beside the tests, the group's "config" (the kernel
 # options it needs beyond those of ./config, which every group and the host
 # load need; both checked here against the running kernel's) and
-# "settings" (timeout=, the VM's timeout in seconds, which
-# selftests/run.sh reads).
+# "settings" (timeout= and the VM it needs, which selftests/run.sh reads:
+# a directory with one is a group of make check, found there).
 #
 # Beside the tests runs the host load (hostload.sh), started before the
 # first and stopped after the last, which is one more test: it passes if
 # every part of the load ran. ZSWB_TEST_HOSTLOAD=0 leaves it out.
-#
-# Groups:
-#   basic           module load/unload, parameters, registration, stock run
-#   prompt KIND     sync_free/async_free on KIND = zram, disk, nvme or file
-#   write-errors    failed swap writes with async_free on (fail_make_request)
-#   shrink          shrink policies on 2 NUMA nodes
-#   readahead       readahead_policy on zswap-resident and mixed regions
-#   harden          races of init, unload and the async_free setter
-#   nomemcg         the global shrinker, booted with cgroup_disable=memory
-#   nokmem          a scope's owner without kernel memory accounting
-#                   (booted with cgroup.memory=nokmem)
-#   smp             8 vCPUs and CPU hotplug under async_free (--smp 8)
-#   dkms            the DKMS-installed module loads
+
 cd "$(dirname "$0")" || exit 1
 . ./ktap_helpers.sh
 . ./lib.sh
