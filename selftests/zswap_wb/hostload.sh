@@ -182,6 +182,7 @@ hostload_damon_stop() {
 
 # hostload_start: start everything above in the background.
 hostload_start() {
+	local f
 	hostload_enabled || return 0
 	rm -rf $HOSTLOAD_DIR
 	mkdir -p $HOSTLOAD_DIR
