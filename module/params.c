@@ -180,20 +180,13 @@ int zswb_param_emit(const struct zswb_param *p, unsigned int v, char *buf)
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
-/**
- * zswb_param_set - store a value of a policy parameter and arm what it asks
- * @set: the global settings (zswb_global.set) or a scope's
- * @p: the parameter
- * @val: the value, as zswb_param_parse() gave it
- *
- * The one store of every parameter and scope attribute. Context:
- * zswb_param_mutex held.
- *
- * Return: 0, or the error of the family's arm() (the module is going),
- * with the old value back in place.
+/*
+ * Store @val in @set and arm what it asks for: the family's prepare(),
+ * the store, the family's arm(); if arm() fails (the module is going),
+ * the old value goes back. Under zswb_param_mutex.
  */
-int zswb_param_set(struct zswb_settings *set, const struct zswb_param *p,
-		   unsigned int val)
+static int zswb_param_set(struct zswb_settings *set, const struct zswb_param *p,
+			  unsigned int val)
 {
 	const struct zswb_family *f = p->family;
 	unsigned int old = set->v[p->id];
@@ -208,6 +201,34 @@ int zswb_param_set(struct zswb_settings *set, const struct zswb_param *p,
 		WRITE_ONCE(set->v[p->id], old);
 		f->arm();
 	}
+	return ret;
+}
+
+/**
+ * zswb_param_write - write a value of a policy parameter
+ * @set: the global settings (zswb_global.set) or a scope's
+ * @p: the parameter
+ * @val: the value written, possibly ending in one newline
+ *
+ * The one path of every module parameter and scope attribute: parsed by
+ * zswb_param_parse() (which logs a refused value), then stored and armed
+ * under zswb_param_mutex.
+ *
+ * Return: 0; -EINVAL for a refused value, nothing changed; -EBUSY when the
+ * module is being unloaded, the old value back in place.
+ */
+int zswb_param_write(struct zswb_settings *set, const struct zswb_param *p,
+		     const char *val)
+{
+	unsigned int v;
+	int ret;
+
+	ret = zswb_param_parse(p, val, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&zswb_param_mutex);
+	ret = zswb_param_set(set, p, v);
+	mutex_unlock(&zswb_param_mutex);
 	return ret;
 }
 
@@ -230,16 +251,9 @@ bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set))
 static int zswb_param_store(const char *val, const struct kernel_param *kp)
 {
 	const struct zswb_param *p = kp->arg;
-	unsigned int v;
-	int ret;
+	int ret = zswb_param_write(&zswb_global.set, p, val);
 
-	ret = zswb_param_parse(p, val, &v);
-	if (ret)
-		return ret;
-	mutex_lock(&zswb_param_mutex);
-	ret = zswb_param_set(&zswb_global.set, p, v);
-	mutex_unlock(&zswb_param_mutex);
-	if (ret)
+	if (ret == -EBUSY)
 		pr_err("%s: the module is being unloaded\n", p->name);
 	return ret;
 }

@@ -212,16 +212,9 @@ static ssize_t zswb_setting_store(struct config_item *item,
 				  const char *page, size_t len)
 {
 	struct zswb_scope *sc = to_zswb_scope(item);
-	unsigned int val;
-	int ret;
+	int ret = zswb_param_write(&sc->core.set, p, page);
 
-	ret = zswb_param_parse(p, page, &val);
-	if (ret)
-		return ret;
-	mutex_lock(&zswb_param_mutex);
-	ret = zswb_param_set(&sc->core.set, p, val);
-	mutex_unlock(&zswb_param_mutex);
-	if (ret)
+	if (ret == -EBUSY)
 		pr_err("scope %s: %s: the module is being unloaded\n",
 		       config_item_name(item), p->name);
 	return ret ?: len;

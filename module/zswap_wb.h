@@ -188,7 +188,7 @@ enum zswb_param_id {
  * zswb_param_parse() stores it: 0 or 1, the integer, the index of the
  * choice; v[ZSWB_P_<name>]. The global settings are those of zswb_global;
  * each scope has its own (scope.c). Written under zswb_param_mutex by
- * zswb_param_set(), read locklessly by the hook callbacks.
+ * zswb_param_write(), read locklessly by the hook callbacks.
  */
 struct zswb_settings {
 	unsigned int v[NR_ZSWB_PARAMS];
@@ -248,8 +248,8 @@ int zswb_parse_bool(const char *val, bool *res);
 int zswb_param_parse(const struct zswb_param *p, const char *val,
 		     unsigned int *res);
 int zswb_param_emit(const struct zswb_param *p, unsigned int v, char *buf);
-int zswb_param_set(struct zswb_settings *set, const struct zswb_param *p,
-		   unsigned int val);
+int zswb_param_write(struct zswb_settings *set, const struct zswb_param *p,
+		     const char *val);
 void zswb_params_show(struct seq_file *m);
 
 /* stats.c */
