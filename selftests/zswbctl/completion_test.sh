@@ -163,7 +163,7 @@ same "--json --scope --help" "stats --<TAB>: stats's options"
 complete_words ab --from
 same "--from-csv" "ab --from<TAB>: an option of ab's own --help"
 complete_words fleet --a
-same "--a --a-hosts --alpha" "fleet --a<TAB>: options of fleet's own --help"
+same "--a --a-hosts --a-scopes --alpha" "fleet --a<TAB>: options of fleet's own --help"
 complete_words get ''
 same "$params" "get <TAB>: the parameters of the module (${params//$'\n'/ })"
 complete_words set sy

@@ -8,17 +8,20 @@
 #    their settings (zswap_wb_scope_info) every minute for two hours, made
 #    with a fixed seed: a paired split (scopes a and b on every host) and
 #    an unpaired one (each host in one arm), each as an A/A split and with
-#    a real difference (B frees 25% more of what it writes back);
+#    a real difference (B frees 25% more of what it writes back), and an
+#    A/A test on every host (scopes batch-1 and batch-2, A's settings both);
 #  - fleet over a PromQL expression of the raw counters, and over the
 #    shipped recording rule, whose output promtool computes from the raw
 #    series (tsdb create-blocks-from rules): "no difference detected" on
 #    the A/A splits, B higher on the real ones, paired and unpaired, by
-#    settings and by host lists;
+#    settings, by host lists and by scope names (a series without a scope
+#    label is the scope global);
 #  - the JSON report, the CSV and zswbctl ab --from-csv's report on it;
 #  - every bad input with its exit status and nothing on stdout: no
-#    server, an expression with no series, a host in both arms, a range
-#    shorter than the scrape interval, an expression the server refuses;
-#    with --json the error as JSON.
+#    server, an expression with no series, a host or a scope in both arms,
+#    settings that match both arms, the arms named two ways or one side
+#    of a way (nothing queried), a range shorter than the scrape interval,
+#    an expression the server refuses; with --json the error as JSON.
 # Prints KTAP.
 set -u
 . "$(dirname "$0")/../../tools/kernel/common.sh"
@@ -34,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 27
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -101,6 +104,12 @@ for job, gain in (("ur", 1.25), ("ua", 1.0)):
         s = ("async_free=N", "async_free=Y")[arm] if job == "ur" else "async_free=Y"
         hosts.append((job, "%s%02d:9100" % (job, h + 1),
                       [("global", s, ratio(base, gain if arm else 1.0))]))
+# An A/A test on every host: scopes batch-1 and batch-2, A's settings both.
+for h in range(8):
+    base = 0.5 * math.exp(rnd.gauss(0, 0.15))
+    hosts.append(("ps", "ps%02d:9100" % (h + 1),
+                  [(scope, "async_free=N", ratio(base, math.exp(rnd.gauss(0, 0.03))))
+                   for scope in ("batch-1", "batch-2")]))
 
 times = range(start, end + 1, 60)
 print("# TYPE zswap_wb_scope_info gauge")
@@ -219,6 +228,44 @@ zsw ab --from-csv "$tmp/ua.csv" --metric value
    $(head -1 "$tmp/ua.csv") == "run,kind,pair,side,settings,exit,host,value" ]]
 res $? "the unpaired CSV (a host column) read again by zswbctl ab --from-csv"
 
+# fleet_json MODE DIFFERS HOSTS: the JSON report on stdout is of MODE, B
+# differs from A or not (True, False), with runs of HOSTS hosts.
+fleet_json() {
+	"$py" - "$tmp/out" "$@" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+mode, differs, hosts = sys.argv[2], sys.argv[3] == "True", int(sys.argv[4])
+c = next(iter(j["report"].values()))["b"]
+print("# %s: %s" % (j["mode"], c["verdict"]))
+sys.exit(0 if (j["mode"] == mode and c["differs"] == differs and
+               len({r["host"] for r in j["runs"]}) == hosts and
+               c["verdict"].endswith(" %d hosts" % hosts)) else 1)
+EOF
+}
+
+# Arms by scope name: both on every host, A's settings both (--a and --b
+# cannot tell them apart), and scopes a and b of the real difference.
+zsw fleet --url "$url" --metric "$(ratio ps)" "${range[@]}" \
+	--a-scopes batch-1 --b-scopes batch-2
+echo "# paired, A/A by scopes: $(verdict)"
+[[ $rc == 0 && $out == *"8 hosts, each running both arms (paired by host)"* &&
+   $out == *"A: scopes=batch-1"* && $out == *"B: scopes=batch-2"* &&
+   $(verdict) == "no difference detected: "*", 8 hosts" ]] &&
+	zsw fleet --url "$url" --metric "$(ratio ps)" "${range[@]}" \
+		--a-scopes batch-1 --b-scopes batch-2 --json &&
+	fleet_json fleet-paired False 8
+res $? "an A/A test by scope names, same settings: no difference detected, paired"
+
+zsw fleet --url "$url" --metric "$(ratio pr)" "${range[@]}" --a-scopes a --b-scopes b --json
+fleet_json fleet-paired True 8
+res $? "by scope names, B frees 25% more: B differs in the JSON, paired, 8 hosts"
+
+# a series without a scope label is the scope global: ur's hosts in A, pr's scope b in B
+zsw fleet --url "$url" --metric "max without (scope) ($(ratio ur)) or $(ratio pr)" \
+	"${range[@]}" --a-scopes global --b-scopes b
+[[ $rc == 0 && $out == *"20 hosts in A, 8 in B, each host in one arm (unpaired)"* ]]
+res $? "by scope names, a series without a scope label is global: unpaired, 20 + 8 hosts"
+
 # The shipped recording rule, its output made by promtool from the raw series.
 rules=$ZSWB_TOP/tools/zswbctl/prometheus/zswap_wb.rules.yml
 promtool tsdb create-blocks-from rules --start "$start" --end "$end" --url "$url" \
@@ -263,6 +310,17 @@ bad 8 "no host has a series of arm B" "no series of arm B's settings" \
 	--url "$url" --metric "$(ratio pr)" "${range[@]}" --a async_free=N --b async_free=X
 bad 9 "is in --a-hosts and --b-hosts" "a host in both host lists" \
 	--url "$url" --metric "$(ratio ua)" "${range[@]}" --a-hosts ua01,ua02 --b-hosts ua02:9100
+bad 64 "match --a and --b" "two scopes of the same settings, named by settings" \
+	--url "$url" --metric "$(ratio ps)" "${range[@]}" --a async_free=N --b async_free=N
+# the arms' options checked before any query: a query of $dead would exit 7
+bad 9 "scope batch-2 is in --a-scopes and --b-scopes" "a scope in both scope lists" \
+	--url "http://127.0.0.1:$dead" --metric "$rule" "${range[@]}" \
+	--a-scopes batch-1,batch-2 --b-scopes batch-2
+bad 64 "--a-scopes goes with --b-scopes" "--a-scopes without --b-scopes" \
+	--url "http://127.0.0.1:$dead" --metric "$rule" "${range[@]}" --a-scopes batch-1
+bad 64 "name the arms one way" "--a-scopes with --b (settings)" \
+	--url "http://127.0.0.1:$dead" --metric "$rule" "${range[@]}" \
+	--a-scopes batch-1 --b async_free=Y
 # pr's hosts run both arms, ur's one each: a host in both arms, or the split is mixed
 bad 9 "hosts run both arms" "hosts running both arms beside hosts running one" \
 	--url "$url" --metric "$(ratio 'pr|ur')" "${range[@]}" --a async_free=N --b async_free=Y

@@ -5,10 +5,10 @@
  * and arm: the mean over the range of a range query of --metric, the
  * series of a host that belong to one arm averaged. The arms are the
  * settings of each series' policy scope (zswap_wb_scope_info's "settings"
- * label, joined here on instance and scope), or lists of hosts. Paired by
- * host when every host runs both arms (a scope each), unpaired when each
- * runs one; then ab_report.c reports as for zswbctl ab, each host a pair
- * (paired) or a run of its arm (unpaired).
+ * label, joined here on instance and scope), lists of hosts, or lists of
+ * scopes by name. Paired by host when every host runs both arms (a scope
+ * each), unpaired when each runs one; then ab_report.c reports as for
+ * zswbctl ab, each host a pair (paired) or a run of its arm (unpaired).
  *
  * A range query rather than an instant avg_over_time(): it takes any
  * expression as it is (a recording rule or PromQL, no subquery), and each
@@ -32,12 +32,25 @@
 #define FLEET_DEFAULT_STEP	60	/* when the server names no interval */
 #define TIME_FORMS	"a time is RFC 3339 (2025-01-31T12:00:00Z), Unix seconds or now"
 
+/* The ways to name the arms: an option for A and one for B each. */
+enum fleet_by { BY_SETTINGS, BY_HOSTS, BY_SCOPES, NR_BY };
+
+static const struct {
+	const char *opt[2];	/* A's option, B's */
+	const char *what;	/* the side's spec for the report: what=n1,n2 */
+	const char *one;	/* one name of the list */
+} by[NR_BY] = {
+	[BY_SETTINGS]	= { { "--a", "--b" }, "settings", "setting" },
+	[BY_HOSTS]	= { { "--a-hosts", "--b-hosts" }, "hosts", "host" },
+	[BY_SCOPES]	= { { "--a-scopes", "--b-scopes" }, "scopes", "scope" },
+};
+
 /* The options, as given. */
 static struct {
 	struct fleet_server srv;
 	const char *metric, *name, *from, *to, *range, *step, *host_label;
-	const char *settings[2];	/* --a, --b */
-	const char *hosts[2];		/* --a-hosts, --b-hosts */
+	const char *arm[NR_BY][2];	/* each way's A and B, as by[] names them */
+	enum fleet_by by;		/* the way given */
 } opt = {
 	.srv.timeout = FLEET_TIMEOUT,
 	.host_label = "instance",
@@ -185,15 +198,19 @@ static bool same_host(const char *inst, const char *h, size_t hlen)
 	return colon && (size_t)(colon - inst) == hlen && !strncmp(inst, h, hlen);
 }
 
-/* Whether @inst is in the list @list (names apart by commas or spaces). */
-static bool in_list(const char *list, const char *inst)
+/*
+ * Whether @name is in the list @list (names apart by commas or spaces):
+ * the same name, or for a host (@host) the same without the port.
+ */
+static bool in_list(const char *list, const char *name, bool host)
 {
 	size_t len;
 
 	while (*list) {
 		list += strspn(list, ", \t");
 		len = strcspn(list, ", \t");
-		if (len && same_host(inst, list, len))
+		if (len && (host ? same_host(name, list, len) :
+			    len == strlen(name) && !strncmp(name, list, len)))
 			return true;
 		list += len;
 	}
@@ -260,7 +277,8 @@ static int fleet_help(void)
 {
 	fputs("usage: zswbctl fleet --url URL --metric EXPR (--from TIME | --range DURATION)\n"
 	      "                     [--to TIME] (--a SETTINGS --b SETTINGS |\n"
-	      "                     --a-hosts LIST --b-hosts LIST) [OPTIONS]\n"
+	      "                     --a-hosts LIST --b-hosts LIST |\n"
+	      "                     --a-scopes LIST --b-scopes LIST) [OPTIONS]\n"
 	      "\n"
 	      "Asks the Prometheus server at URL for EXPR over the range (a range query),\n"
 	      "takes per host and arm the mean of its series, and reports B's change against\n"
@@ -283,8 +301,11 @@ static int fleet_help(void)
 	      "                    scrape or rule evaluation interval)\n"
 	      "  --a SETTINGS      arm A: the series whose scope's settings label has every\n"
 	      "  --b SETTINGS      NAME=VALUE word of SETTINGS (e.g. 'async_free=N')\n"
-	      "  --a-hosts LIST    arm A: these hosts (names apart by commas; a name without\n"
-	      "  --b-hosts LIST    a port matches the instance with one), every series of each\n"
+	      "  --a-hosts LIST    arm A: every series of these hosts (names apart by commas;\n"
+	      "  --b-hosts LIST    a name without a port matches the instance with one)\n"
+	      "  --a-scopes LIST   arm A: every series of these policy scopes (names apart by\n"
+	      "  --b-scopes LIST   commas; a series without a scope label is global), as for\n"
+	      "                    an A/A test on every host\n"
 	      "  --host-label L    the label that names the host (default instance)\n"
 	      "  --alpha A         the significance level, and 1 - A the interval's (0.05)\n"
 	      "  --timeout SECS    for each request to the server (30)\n"
@@ -293,9 +314,10 @@ static int fleet_help(void)
 	      "                    zswbctl ab --from-csv reports on again\n"
 	      "\n"
 	      "Exits 0; 1 if the server failed the query; 7 if no Prometheus server answered\n"
-	      "at URL; 8 if the query returned nothing, or nothing for an arm; 9 if a host is\n"
-	      "in both arms; 10 if the range is shorter than the scrape interval; 64 on bad\n"
-	      "usage or an expression the server refused. See zswbctl(8), \"fleet\".\n", stdout);
+	      "at URL; 8 if the query returned nothing, or nothing for an arm; 9 if a host or\n"
+	      "a scope is in both arms; 10 if the range is shorter than the scrape interval;\n"
+	      "64 on bad usage or an expression the server refused. See zswbctl(8), \"fleet\".\n",
+	      stdout);
 	return 0;
 }
 
@@ -304,8 +326,8 @@ static int fleet_options(char **argv)
 {
 	const char **dst;
 	const char *o, *arg;
+	int i, w, k, nr_by;
 	double v;
-	int i;
 
 	for (i = 0; argv[i]; i++) {
 		o = argv[i];
@@ -322,12 +344,13 @@ static int fleet_options(char **argv)
 		dst = !strcmp(o, "--url") ? &opt.srv.url : !strcmp(o, "--metric") ? &opt.metric :
 		      !strcmp(o, "--name") ? &opt.name : !strcmp(o, "--from") ? &opt.from :
 		      !strcmp(o, "--to") ? &opt.to : !strcmp(o, "--range") ? &opt.range :
-		      !strcmp(o, "--step") ? &opt.step : !strcmp(o, "--a") ? &opt.settings[0] :
-		      !strcmp(o, "--b") ? &opt.settings[1] :
-		      !strcmp(o, "--a-hosts") ? &opt.hosts[0] :
-		      !strcmp(o, "--b-hosts") ? &opt.hosts[1] :
+		      !strcmp(o, "--step") ? &opt.step :
 		      !strcmp(o, "--host-label") ? &opt.host_label :
 		      !strcmp(o, "--csv") ? &ab.csv : NULL;
+		for (w = 0; !dst && w < NR_BY; w++)
+			for (k = 0; !dst && k < 2; k++)
+				if (!strcmp(o, by[w].opt[k]))
+					dst = &opt.arm[w][k];
 		if (!dst && strcmp(o, "--alpha") && strcmp(o, "--timeout")) {
 			msg("fleet: unknown option '%s' (zswbctl fleet --help lists them)", o);
 			return EXIT_USAGE;
@@ -366,12 +389,23 @@ static int fleet_options(char **argv)
 		    opt.from ? ", not both" : "");
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < 2; i++) {
-		if (!opt.settings[i] == !opt.hosts[i] ||
-		    !opt.settings[0] != !opt.settings[1]) {
-			msg("fleet: give --a and --b (settings) or --a-hosts and --b-hosts");
-			return EXIT_USAGE;
+	/* one way to name the arms, both of its options */
+	for (w = 0, nr_by = 0; w < NR_BY; w++) {
+		if (opt.arm[w][0] || opt.arm[w][1]) {
+			opt.by = w;
+			nr_by++;
 		}
+	}
+	w = opt.by;
+	if (nr_by == 1 && !opt.arm[w][0] != !opt.arm[w][1]) {
+		msg("fleet: %s goes with %s: give both", by[w].opt[!opt.arm[w][0]],
+		    by[w].opt[!opt.arm[w][1]]);
+		return EXIT_USAGE;
+	}
+	if (nr_by != 1) {
+		msg("fleet: name the arms one way: --a and --b (settings), %s",
+		    "--a-hosts and --b-hosts, or --a-scopes and --b-scopes");
+		return EXIT_USAGE;
 	}
 	if (json && ab.csv && !strcmp(ab.csv, "-")) {
 		msg("fleet: --csv - and --json both write to standard output: give --csv a file");
@@ -402,23 +436,32 @@ static const char *list_next(const char **p, size_t *len)
 	return *len ? h : NULL;
 }
 
-/* Side @k named by its hosts, "hosts=h1,h2", for the report; 0 or the exit status. */
-static int hosts_side(int k)
+/* The length of name @n (@len bytes) as a list compares it: a host's without its port. */
+static size_t name_len(const char *n, size_t len)
 {
-	const char *p = opt.hosts[k], *h;
-	char *spec = malloc(strlen(p) + 8);
-	size_t len;
+	return opt.by == BY_HOSTS ? host_len(n, len) : len;
+}
+
+/*
+ * Side @k named by a list, of hosts or scopes: "hosts=h1,h2" or
+ * "scopes=s1,s2" for the report. 0 or the exit status.
+ */
+static int list_side(int k)
+{
+	const char *p = opt.arm[opt.by][k], *what = by[opt.by].what, *n;
+	size_t len, at = strlen(what) + 1;
+	char *spec = malloc(at + strlen(p) + 1);
 	int ret;
 
 	if (!spec) {
 		msg("out of memory");
 		return EXIT_FAIL;
 	}
-	memcpy(spec, "hosts=", sizeof("hosts="));
-	while ((h = list_next(&p, &len)))
-		sprintf(spec + strlen(spec), "%s%.*s", spec[6] ? "," : "", (int)len, h);
-	if (!spec[6]) {
-		msg("fleet: --%c-hosts: no host", 'a' + k);
+	sprintf(spec, "%s=", what);
+	while ((n = list_next(&p, &len)))
+		sprintf(spec + strlen(spec), "%s%.*s", spec[at] ? "," : "", (int)len, n);
+	if (!spec[at]) {
+		msg("fleet: %s: no %s", by[opt.by].opt[k], by[opt.by].one);
 		free(spec);
 		return EXIT_USAGE;
 	}
@@ -430,7 +473,7 @@ static int hosts_side(int k)
 /* The range, the step and the arms from the options; 0 or the exit status. */
 static int fleet_setup(void)
 {
-	const char *pa, *pb, *ha, *hb;
+	const char *pa, *pb, *na, *nb;
 	double now = (double)time(NULL), len;
 	size_t la, lb;
 	int k, ret;
@@ -459,7 +502,8 @@ static int fleet_setup(void)
 		return EXIT_USAGE;
 	}
 	for (k = 0; k < 2; k++) {
-		ret = opt.settings[k] ? ab_side_parse(k, opt.settings[k]) : hosts_side(k);
+		ret = opt.by == BY_SETTINGS ? ab_side_parse(k, opt.arm[BY_SETTINGS][k]) :
+		      list_side(k);
 		if (ret)
 			return ret;
 		if (!ab.side[k].n) {
@@ -467,15 +511,23 @@ static int fleet_setup(void)
 			return EXIT_USAGE;
 		}
 	}
-	/* a host in both lists (with a port or without): each is in one arm */
-	for (pa = opt.hosts[0]; pa && (ha = list_next(&pa, &la));) {
-		for (pb = opt.hosts[1]; (hb = list_next(&pb, &lb));) {
-			if (host_len(ha, la) == host_len(hb, lb) &&
-			    !strncmp(ha, hb, host_len(ha, la))) {
-				msg("fleet: host %.*s is in --a-hosts and --b-hosts (as %.*s): %s",
-				    (int)la, ha, (int)lb, hb, "a host is in one arm");
-				return EXIT_BOTHARMS;
-			}
+	if (opt.by == BY_SETTINGS)
+		return 0;
+	/* a name in both lists (a host with a port or without): each is in one arm */
+	for (pa = opt.arm[opt.by][0]; (na = list_next(&pa, &la));) {
+		for (pb = opt.arm[opt.by][1]; (nb = list_next(&pb, &lb));) {
+			if (name_len(na, la) != name_len(nb, lb) ||
+			    strncmp(na, nb, name_len(na, la)))
+				continue;
+			if (la == lb && !strncmp(na, nb, la))
+				msg("fleet: %s %.*s is in %s and %s: a %s is in one arm",
+				    by[opt.by].one, (int)la, na, by[opt.by].opt[0],
+				    by[opt.by].opt[1], by[opt.by].one);
+			else
+				msg("fleet: %s %.*s is in %s and %s (as %.*s): a %s is in one arm",
+				    by[opt.by].one, (int)la, na, by[opt.by].opt[0],
+				    by[opt.by].opt[1], (int)lb, nb, by[opt.by].one);
+			return EXIT_BOTHARMS;
 		}
 	}
 	return 0;
@@ -506,7 +558,7 @@ static int info_settings(const struct fleet_series *info, int ni, const char *in
 static int fleet_assign(const struct fleet_series *s, int ns, const struct fleet_series *info,
 			int ni)
 {
-	const char *inst, *scope, *set[16];
+	const char *inst, *scope, *name, *set[16];
 	int i, j, k, nset, arm;
 	bool in[2];
 	struct host *h;
@@ -518,9 +570,10 @@ static int fleet_assign(const struct fleet_series *s, int ns, const struct fleet
 		scope = fleet_label(&s[i], "scope");
 		in[0] = false;
 		in[1] = false;
-		if (opt.hosts[0]) {
-			in[0] = in_list(opt.hosts[0], inst);
-			in[1] = in_list(opt.hosts[1], inst);
+		if (opt.by != BY_SETTINGS) {
+			name = opt.by == BY_HOSTS ? inst : scope ? scope : "global";
+			for (k = 0; k < 2; k++)
+				in[k] = in_list(opt.arm[opt.by][k], name, opt.by == BY_HOSTS);
 		} else {
 			set[0] = fleet_label(&s[i], "settings");
 			nset = set[0] ? 1 : info_settings(info, ni, inst, scope ? scope : "global",
@@ -652,7 +705,7 @@ static int fleet_run(void)
 	for (i = 0; !ret && i < ns; i++)
 		have_settings &= !!fleet_label(&s[i], "settings");
 	/* the scopes' settings, unless the expression kept them as a label */
-	if (!ret && opt.settings[0] && !have_settings) {
+	if (!ret && opt.by == BY_SETTINGS && !have_settings) {
 		ret = fleet_query_range(&opt.srv, FLEET_INFO, &info, &ni);
 		if (!ret && !ni) {
 			msg("fleet: no %s series from %s to %s: %s", FLEET_INFO, from, to,
