@@ -104,16 +104,17 @@ static const struct command commands[] = {
 	{ "fleet", cmd_fleet, 1, -1, 0, false, NULL, false,
 	  "fleet --url URL --metric EXPR (--from TIME | --range DUR)\n"
 	  "    [--to TIME] (--a SETTINGS --b SETTINGS | --a-hosts LIST\n"
-	  "    --b-hosts LIST) [--json] [--csv FILE] [--alpha A]",
+	  "    --b-hosts LIST | --a-scopes LIST --b-scopes LIST) [--json]\n"
+	  "    [--csv FILE] [--alpha A]",
 	  "the verdict on a fleet's A/B comparison: EXPR from the\n"
 	  "Prometheus server at URL over the range, its mean per host\n"
-	  "and arm (the arms: the scopes' settings label, or lists of\n"
-	  "hosts), reported as ab does: paired by host (signed-rank)\n"
-	  "when every host runs both arms, else unpaired (rank-sum,\n"
-	  "Mann-Whitney). 'zswbctl fleet --help' lists its options.\n"
-	  "Exits 7 if no server answered, 8 if the query returned\n"
-	  "nothing, 9 if a host is in both arms, 10 if the range is\n"
-	  "shorter than the scrape interval" },
+	  "and arm (the arms: the scopes' settings label, lists of\n"
+	  "hosts or of scopes), reported as ab does: paired by host\n"
+	  "(signed-rank) when every host runs both arms, else\n"
+	  "unpaired (rank-sum, Mann-Whitney). 'zswbctl fleet --help'\n"
+	  "lists its options. Exits 7 if no server answered, 8 if the\n"
+	  "query returned nothing, 9 if a host or scope is in both\n"
+	  "arms, 10 if the range is shorter than the scrape interval" },
 	/* prometheus checks the module itself: without it, zswap_wb_up 0 */
 	{ "prometheus", cmd_prometheus, 0, 1, 0, false, no_opts, false,
 	  "prometheus [FILE]",
@@ -229,7 +230,7 @@ static int print_help(void)
 	      "  6   the kernel is locked down and refused a debugfs file\n"
 	      "  7   fleet: no Prometheus server answered at the URL\n"
 	      "  8   fleet: the query returned nothing, or nothing for an arm\n"
-	      "  9   fleet: a host is in both arms\n"
+	      "  9   fleet: a host or a scope is in both arms\n"
 	      "  10  fleet: the range is shorter than the server's scrape interval\n"
 	      "  64  bad usage: unknown command or option, wrong arguments, invalid value\n"
 	      "  diff exits with the status of CMD (126, 127: cannot run; 128+N: signal N)\n"

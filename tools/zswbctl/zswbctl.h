@@ -31,7 +31,7 @@
 #define EXIT_LOCKDOWN	6	/* kernel lockdown refused a debugfs file */
 #define EXIT_NOSERVER	7	/* fleet: no Prometheus server answered at the URL */
 #define EXIT_NODATA	8	/* fleet: the query returned nothing, or nothing for an arm */
-#define EXIT_BOTHARMS	9	/* fleet: a host in both arms */
+#define EXIT_BOTHARMS	9	/* fleet: a host or scope in both arms */
 #define EXIT_SHORTRANGE	10	/* fleet: a range shorter than the scrape interval */
 #define EXIT_USAGE	64	/* bad command line or value */
 
