@@ -84,7 +84,7 @@ configure() {
 	(cd "$ZSWB_OBJ" && "$ZSWB_SRC/scripts/kconfig/merge_config.sh" -m -O "$ZSWB_OBJ" \
 		"$ZSWB_OBJ/.config" "$frag" ${ZSWB_EXTRA_CONFIG:-} >/dev/null)
 	make -s -C "$ZSWB_SRC" O="$ZSWB_OBJ" olddefconfig
-	for sym in ZSWAP ZSWAP_WRITEBACK_HOOK ZRAM VIRTIO_BLK BLK_DEV_NVME EXT4_FS MEMCG NUMA DEBUG_FS DEBUG_VM MODULES; do
+	for sym in ZSWAP ZSWAP_WRITEBACK_HOOK ZRAM VIRTIO_BLK VIRTIO_NET BLK_DEV_NVME EXT4_FS MEMCG NUMA DEBUG_FS DEBUG_VM MODULES; do
 		grep -q "^CONFIG_$sym=y" "$ZSWB_OBJ/.config" || zswb_die "CONFIG_$sym is not set in the merged config"
 	done
 	if [ "${ZSWB_FLAVOUR:-}" = debug ]; then

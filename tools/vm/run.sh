@@ -37,6 +37,10 @@
 #                    IMG, made if missing), so that a later run boots again
 #                    what this one left (a reboot); default: a throw-away one
 #   --payload DIR    with --rootfs: DIR's files go beside the script
+#   --fwd PORT[:GPORT] a virtio-net NIC on QEMU's user network, the host's
+#                    127.0.0.1:PORT forwarded to the guest's GPORT (default
+#                    PORT; make check-prometheus scrapes through it); none
+#                    by default
 #   --init I         with --rootfs: systemd, simple (/sbin/zswb-init, for a
 #                    kernel without AF_UNIX) or auto (default: from the
 #                    kernel's config, CONFIG_UNIX)
@@ -54,7 +58,7 @@ set -eu
 
 mem=2048 smp=2 timeout=900 append="" accel=${ZSWB_ACCEL:-auto} log="" disk_mib=1024 icount=""
 script="" cmd="" shell=0 stdin=/dev/null fg=""
-kernel="" rootfs="" overlay="" payload="" init=auto
+kernel="" rootfs="" overlay="" payload="" init=auto fwd=""
 usage() { sed -n '4,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-64}"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--overlay) overlay=$2; shift 2 ;;
 	--payload) payload=$2; shift 2 ;;
 	--init) init=$2; shift 2 ;;
+	--fwd) fwd=$2; shift 2 ;;
 	-h|--help) usage 0 ;;
 	*) echo "run.sh: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -92,6 +97,11 @@ case "$icount" in
 *) zswb_die "--icount takes a shift of 0 to 10 (ns per instruction = 2^shift), got '$icount'" ;;
 esac
 [ -z "$script" ] || [ -f "$script" ] || zswb_die "no script $script"
+case "$fwd" in
+'') nic="-nic none" ;;
+*[!0-9:]*|:*|*:|*:*:*) zswb_die "--fwd takes PORT or PORT:GUESTPORT, got '$fwd'" ;;
+*) nic="-nic user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd#*:}" ;;
+esac
 case "$init" in auto|systemd|simple) ;; *) zswb_die "--init is auto, systemd or simple, got '$init'" ;; esac
 if [ -n "$rootfs" ]; then
 	[ -f "$rootfs" ] || zswb_die "no image $rootfs: run tools/vm/mkrootfs.sh"
@@ -237,7 +247,7 @@ boot() {
 		-device virtio-blk-pci,drive=d1 \
 		-drive file="$work/nvme.img",if=none,id=n0,format=raw,cache=unsafe \
 		-device nvme,serial=swap0,drive=n0 $disks \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 $nic \
 		-display none -serial stdio -monitor pipe:"$work/mon" -no-reboot \
 		${ZSWB_QEMU_EXTRA:-} < "$stdin" > >(tee "$out") 2>&1
 	rc=$?
