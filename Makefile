@@ -8,7 +8,9 @@
 # [BENCH=name], check-debug (the VM suite on a debug kernel), kernel-deb,
 # check-versions, rootfs (the Debian 12 VM image), check-fleet (install,
 # reboot and purge of the packages in a Debian 12 and a Debian 13 VM, a
-# KTAP block each), bench-apps (the policies on real applications in the
+# KTAP block each), check-prometheus (a fleet A/B end to end: Debian's
+# Prometheus scraping Debian 12 VMs with node_exporter, the module and the
+# zswbctl package; zswbctl fleet's verdicts), bench-apps (the policies on real applications in the
 # Debian 12 image: a kernel build, Redis and MariaDB), figures (the
 # pictures of Documentation/results.rst from bench-results/), clean.
 # make deb builds the Debian packages zswap-wb-dkms, zswbctl, zswbctl-plot and
@@ -29,7 +31,7 @@ $(error ZSWB_SUITE and FLEET_SUITES take bookworm or trixie, not '$(filter-out $
 endif
 
 .PHONY: all kernel module initramfs demo check check-debug vm bench kernel-deb deb check-versions clean
-.PHONY: rootfs check-fleet bench-apps figures
+.PHONY: rootfs check-fleet check-prometheus bench-apps figures
 
 all: module
 
@@ -131,6 +133,12 @@ check-fleet: kernel
 			echo "# check-fleet: building the $$s packages failed"; rc=1; \
 		fi; \
 	done; exit $$rc
+
+# The guests boot the test kernel (make module builds it) with the zswbctl
+# package of make deb; Debian's prometheus runs on this machine. About
+# half an hour: 8 hosts, two at a time (selftests/prometheus_test.sh).
+check-prometheus: module deb
+	bash selftests/prometheus_test.sh
 
 clean:
 	-$(MAKE) -C $(OBJ) M=$(TOP) clean
