@@ -102,6 +102,9 @@ case "$fwd" in
 *[!0-9:]*|:*|*:|*:*:*) zswb_die "--fwd takes PORT or PORT:GUESTPORT, got '$fwd'" ;;
 *) nic="-nic user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${fwd%%:*}-:${fwd#*:}" ;;
 esac
+for p in ${fwd%%:*} ${fwd#*:}; do
+	[ "$((10#$p))" -ge 1 ] && [ "$((10#$p))" -le 65535 ] || zswb_die "--fwd: port $p is not 1 to 65535"
+done
 case "$init" in auto|systemd|simple) ;; *) zswb_die "--init is auto, systemd or simple, got '$init'" ;; esac
 if [ -n "$rootfs" ]; then
 	[ -f "$rootfs" ] || zswb_die "no image $rootfs: run tools/vm/mkrootfs.sh"
@@ -257,6 +260,13 @@ boot() {
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "run.sh: guest killed after ${t}s timeout" >&2
 		return 124
+	fi
+	# QEMU's own failure to start (a port forward refused, say) is also
+	# status 1, as a guest that exits 0: then the console has nothing but
+	# QEMU's messages.
+	if [ $rc = 1 ] && ! grep -v '^qemu-system-x86_64: ' "$out" | grep -q '[^[:space:]]'; then
+		echo "run.sh: QEMU did not start the guest" >&2
+		return 98
 	fi
 	if [ $((rc & 1)) = 1 ]; then
 		return $((rc >> 1))
