@@ -62,7 +62,7 @@ chmod +x "$out/figures.sh"
 # ab NAME A B [C] [-- CMD...]: one comparison (of thrash, or CMD), its
 # JSON in $out/NAME.json, its CSV beside.
 ab() {
-	local name=$1 a=$2 b=$3 c=""
+	local name=$1 a=$2 b=$3 c="" rc
 	shift 3
 	if [ $# -gt 0 ] && [ "$1" != -- ]; then
 		c=$1

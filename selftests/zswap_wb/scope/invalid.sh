@@ -32,8 +32,10 @@ done
 mkdir "$SCOPES/yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy" || { msg "a 31-character name was refused"; bad=1; }
 rmdir "$SCOPES/yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy" 2>/dev/null
 echo /iv > "$SCOPES/s/cgroup" || { msg "cannot bind /iv"; bad=1; }
-# refused SETTING VALUE: the write fails and the setting reads as before.
+# refused SETTING VALUE: the write fails and the setting reads as before;
+# if not, it sets bad, the test's failure flag.
 refused() {
+	local before
 	before=$(cat "$SCOPES/s/$1")
 	if echo "$2" > "$SCOPES/s/$1" 2>/dev/null; then
 		msg "$1: '$2' was taken"

@@ -69,7 +69,7 @@ settings() {
 
 # mariadb_prepare: the tables, once a boot (not timed in a run).
 mariadb_prepare() {
-	local t0 sock=/run/mysqld/mysqld.sock
+	local t0 sock=/run/mysqld/mysqld.sock i
 	t0=$(uptime_s)
 	cg_new bench max
 	mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
@@ -108,7 +108,8 @@ primary() {
 # compare WORKLOAD KIND STOCK VARIANT...: one zswbctl ab, STOCK as side A
 # and after it the VARIANTs that ZSWB_APPS_VARIANTS names; none when it
 # names no VARIANT, or not STOCK (each policy is compared with stock); its
-# report and runs on standard output.
+# report and runs on standard output. Sets failed (the script's exit
+# status) when ab fails.
 compare() {
 	local wl=$1 kind=$2 v l n=0 sides="" out=/tmp/ab-$1-$2 rc
 	local letters="a b c d e f g h"

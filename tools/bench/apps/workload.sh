@@ -99,7 +99,8 @@ zswap_stat() { cat "/sys/kernel/debug/zswap/$1" 2>/dev/null || echo 0; }
 pin() { [ "$REDIS_PIN" != 1 ] || echo "taskset -c $1"; }
 
 # The workloads: set up (not measured), run (measured), clean up; each
-# sets $app to its own results.
+# sets $app to its own results; a run that fails sets failed (the
+# script's exit status) to 1.
 build_setup() {
 	make -s -C "$here/kbuild/obj" clean
 }

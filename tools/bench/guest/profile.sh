@@ -70,7 +70,7 @@ dump() {
 }
 
 one_profile() {
-	variant=$1 mode=$2
+	local variant=$1 mode=$2 pol f a_pswpin a_rot c0 t0 t1 c1 failed
 	pol=async_free
 	[ "$kind" = zram ] && pol=sync_free
 	swap_on "$kind" 1000 || return 1

@@ -71,8 +71,10 @@ store_rejected() {
 	fi
 }
 
-# snapshot: the start of the measurement.
+# snapshot: the start of the measurement: sets t0, and the a_ and b_
+# counters that result subtracts.
 snapshot() {
+	local k
 	for k in zswpwb zswpout zswpin pswpout pswpin; do
 		eval "a_$k=$(vm $k)"
 	done
@@ -126,8 +128,10 @@ result() {
 
 # run CASE: one run of CASE, in the memcg ab made for it (with its
 # memory.max and memory.zswap.max); the zswap parameters are the case's.
+# Sets case, runs and rejects (the trace events on) and t1, which
+# snapshot and result read.
 run() {
-	local cg fill trickle near n files stop
+	local cg fill trickle near n files stop w k
 	case=$1
 	cg=$CG_ROOT$(sed -n 's|^0::||p' /proc/self/cgroup)
 	runs=0 rejects=0

@@ -72,7 +72,7 @@ pcts() {
 # run: one run, in the memcg ab made for it; fails, with what the writers
 # printed, if one of them did not end its walk.
 run() {
-	local cg pids="" w=1 pid failed=0 ended wb zo rej cs wn t0 t1 spid line zmax
+	local cg pids="" w=1 pid failed=0 ended wb zo rej cs wn t0 t1 spid line zmax k f a_rrf
 	cg=$CG_ROOT$(sed -n 's|^0::||p' /proc/self/cgroup)
 	zmax=$(cat "$cg/memory.zswap.max")
 	echo > $TR/trace
