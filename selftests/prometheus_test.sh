@@ -289,10 +289,10 @@ declare -A DESC=(
 )
 declare -A RES WHY
 
+. "$ZSWB_TOP/selftests/prometheus.lib"
 t=$(mktemp -d "${TMPDIR:-/tmp}/zswb-prom.XXXXXX")
-prom_pid=""
 cleanup() {
-	[ -z "$prom_pid" ] || { kill "$prom_pid" 2>/dev/null; wait "$prom_pid" 2>/dev/null; }
+	prom_stop
 	if [ -n "${ZSWB_PROM_KEEP:-}" ]; then
 		echo "# kept: $t (consoles, timeline, Prometheus' TSDB)"
 	else
@@ -376,33 +376,11 @@ scrape_configs:
     static_configs:$targets
 EOC
 
-# prom_start: Prometheus on the test's TSDB, ready within 60 s; 0 if it is.
-prom_start() {
-	prometheus --config.file="$t/prometheus.yml" --storage.tsdb.path="$t/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" >> "$t/prometheus.log" 2>&1 &
-	prom_pid=$!
-	"$py" - "$url" <<'EOP'
-import sys, time, urllib.request
-for _ in range(120):
-    try:
-        if urllib.request.urlopen(sys.argv[1] + "/-/ready", timeout=2).status == 200:
-            sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.5)
-sys.exit(1)
-EOP
-}
-# prom_stop: as systemd stops it (SIGTERM), waiting for it to end.
-prom_stop() {
-	kill "$prom_pid" && wait "$prom_pid"
-	prom_pid=""
-}
 
 if ! promtool check config "$t/prometheus.yml" > "$t/promtool.log" 2>&1; then
 	sed 's/^/# /' "$t/promtool.log"
 	fail prometheus "promtool check config refused the configuration"
-elif ! prom_start; then
+elif ! prom_start "$t" "$pport"; then
 	tail -20 "$t/prometheus.log" | sed 's/^/# /'
 	fail prometheus "prometheus did not start"
 fi
@@ -468,7 +446,7 @@ EOP
 		# Down for three intervals at least.
 		sleep $((3 * INTERVAL > 20 ? 3 * INTERVAL : 20))
 		start=$(date +%s)
-		prom_start || fail restart "prometheus did not start again"
+		prom_start "$t" "$pport" || fail restart "prometheus did not start again"
 		echo "restart $stop $start $((stop - 2 * INTERVAL))" >> "$t/timeline"
 		sed 's/^/counted /' "$t/before-restart" >> "$t/timeline"
 		echo "# prometheus stopped at $stop, started at $start"

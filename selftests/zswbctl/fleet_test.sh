@@ -27,11 +27,11 @@ set -u
 . "$(dirname "$0")/../../tools/kernel/common.sh"
 zswb_need gcc libc6-dev make pkg-config libcurl4-openssl-dev libjansson-dev prometheus python3
 . "$ZSWB_TOP/selftests/ktap.sh"
+. "$ZSWB_TOP/selftests/prometheus.lib"
 py=/usr/bin/python3
 tmp=$(mktemp -d)
-prom_pid=
 cleanup() {
-	[ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
+	prom_stop
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -141,28 +141,7 @@ global:
 EOF
 port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port
-# prom_start: Prometheus on the TSDB, ready within 60 s; 0 if it is.
-prom_start() {
-	prometheus --storage.tsdb.path="$tmp/tsdb" --web.listen-address="127.0.0.1:$port" \
-		--config.file="$tmp/prometheus.yml" --storage.tsdb.retention.time=30d \
-		>>"$tmp/prometheus.log" 2>&1 &
-	prom_pid=$!
-	"$py" - "$url" <<'EOF'
-import sys, time, urllib.request
-for _ in range(120):
-    try:
-        if urllib.request.urlopen(sys.argv[1] + "/-/ready", timeout=2).status == 200:
-            sys.exit(0)
-    except Exception:
-        time.sleep(0.5)
-sys.exit(1)
-EOF
-}
-prom_stop() {
-	kill "$prom_pid" 2>/dev/null && wait "$prom_pid" 2>/dev/null
-	prom_pid=
-}
-if ! prom_start; then
+if ! prom_start "$tmp" "$port" --storage.tsdb.retention.time=30d; then
 	sed 's/^/# /' "$tmp/prometheus.log" | tail -20
 	ktap_test_fail "prometheus serves the backfilled TSDB"
 	ktap_finished
@@ -273,7 +252,7 @@ promtool tsdb create-blocks-from rules --start "$start" --end "$end" --url "$url
 rc=$?
 prom_stop
 cp -r "$tmp"/rules-out/* "$tmp/tsdb/" 2>/dev/null
-if [ "$rc" = 0 ] && prom_start; then
+if [ "$rc" = 0 ] && prom_start "$tmp" "$port" --storage.tsdb.retention.time=30d; then
 	ktap_test_pass "promtool computes the shipped rules' output, prometheus serves it"
 else
 	sed 's/^/# /' "$tmp/rules.log" | tail -20
