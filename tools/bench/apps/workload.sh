@@ -12,10 +12,13 @@
 # workload's memcg and moves itself (and so the clients it starts) back to
 # the cgroup apps.sh runs in ($ZSWB_APPS_HOME_CG), so that only the
 # application is charged and limited, as a server on a host is:
-#   build   make -j2 of part of the test kernel's build (kbuild/, from
-#           tools/bench/apps/kbuild.sh), in the memcg: gcc with kbuild's
-#           command lines, the page cache dropped before the run; its
-#           result is build_s
+#   build   make -jBUILD_JOBS of part of the test kernel's build (kbuild/,
+#           from tools/bench/apps/kbuild.sh), in the memcg: gcc with
+#           kbuild's command lines, the page cache dropped before the run;
+#           its result is build_s; overlap_s is the time two or more
+#           compilers ran at once, and each object's start and end (s from
+#           the build's start) go to the log as "# build schedule: OBJ
+#           START END..."
 #   redis   redis-server in the memcg loads KEYS values of SIZE bytes
 #           (redisgen | redis-cli --pipe, load_s), then redis-benchmark,
 #           outside the memcg, sends REQUESTS GETs of random keys from
@@ -103,18 +106,50 @@ pin() { [ "$REDIS_PIN" != 1 ] || echo "taskset -c $1"; }
 # script's exit status) to 1.
 build_setup() {
 	make -s -C "$here/kbuild/obj" clean
+	# make's shell for the build's recipes: runs each as /bin/sh would
+	# and appends "OBJECT START END" (uptime) to /tmp/build.times.
+	cat > /tmp/build.sh <<-'EOF'
+	#!/bin/sh
+	o=$(printf '%s\n' "$2" | sed -n 's/.* -o \([^ ]*\).*/\1/p')
+	read -r t0 _ < /proc/uptime
+	/bin/sh "$@"
+	rc=$?
+	read -r t1 _ < /proc/uptime
+	echo "${o:-?} $t0 $t1" >> /tmp/build.times
+	exit $rc
+	EOF
+	chmod +x /tmp/build.sh
+	: > /tmp/build.times
 }
 
 build_run() {
 	local t0 t1
 	t0=$(uptime_s)
-	if ! cg_run "$cg" make -s -C "$here/kbuild/obj" -j2 > /tmp/build.out 2>&1; then
+	if ! cg_run "$cg" make -s -C "$here/kbuild/obj" -j"$ZSWB_APPS_BUILD_JOBS" \
+			SHELL=/tmp/build.sh > /tmp/build.out 2>&1; then
 		echo "# build failed:"
 		tail -5 /tmp/build.out | sed 's/^/# /'
 		failed=1
 	fi
 	t1=$(uptime_s)
-	app="build_s=$(elapsed "$t0" "$t1")"
+	# overlap_s: the union of the instants when two or more objects were
+	# being compiled.
+	app="build_s=$(elapsed "$t0" "$t1") overlap_s=$(awk '
+		{ ev[n++] = $2 " 1"; ev[n++] = $3 " -1" }
+		END {
+			for (i = 0; i < n; i++) { split(ev[i], e, " "); t[i] = e[1]; d[i] = e[2] }
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && (t[j - 1] > t[j] || (t[j - 1] == t[j] && d[j - 1] > d[j])); j--) {
+					x = t[j]; t[j] = t[j - 1]; t[j - 1] = x
+					x = d[j]; d[j] = d[j - 1]; d[j - 1] = x
+				}
+			for (i = 0; i < n; i++) {
+				if (run >= 2) o += t[i] - last
+				run += d[i]; last = t[i]
+			}
+			printf "%.2f", o
+		}' /tmp/build.times)"
+	echo "# build schedule:" $(awk -v t0="$t0" '{ printf "%s %.2f %.2f ", $1, $2 - t0, $3 - t0 }' /tmp/build.times)
 }
 
 build_cleanup() { :; }
