@@ -14,6 +14,7 @@
 # done, with a "# lane N: SUITE" line as each starts and ends.
 set -u
 . "$(dirname "$0")/../tools/kernel/common.sh"
+. "$(dirname "$0")/../tools/lib/lanes.sh"
 zswb_dirs || exit 1
 cd "$ZSWB_TOP" || exit 1
 
@@ -99,8 +100,8 @@ vm_group() {
 	fi
 }
 # The VM suites' times as last measured on this machine, per kernel
-# flavour, kept outside the tree ("SUITE SECONDS" lines): the lanes below
-# take the longest first; a suite never measured counts as its timeout.
+# flavour (tools/lib/lanes.sh): the lanes below take the longest first; a
+# suite never measured counts as its timeout.
 TIMES=$ZSWB_CACHE/check-seconds-${ZSWB_FLAVOUR:-test}
 
 # run_suite SUITE: run it into $out/SUITE.tap (.err, .secs).
@@ -115,13 +116,9 @@ run_suite() {
 # times_save SUITE...: their times of this run into $TIMES.
 times_save() {
 	local s
-	mkdir -p "$(dirname "$TIMES")"
-	touch "$TIMES"
 	for s in "$@"; do
-		[ -f "$out/$s.secs" ] || continue
-		{ grep -v "^$s " "$TIMES"; echo "$s $(cat "$out/$s.secs")"; } > "$TIMES.new"
-		mv "$TIMES.new" "$TIMES"
-	done
+		[ -f "$out/$s.secs" ] && echo "$s $(cat "$out/$s.secs")"
+	done | lanes_save "$TIMES"
 }
 
 # report_suite SUITE: print its KTAP as a subtest and count its leaves.
@@ -141,16 +138,12 @@ report_suite() {
 	fi
 }
 
-# vm_lane N: run VM suites from $out/queue, one at a time, until it is empty.
+# vm_lane N SUITE: run it in lane N (lanes_run), saying so as it starts
+# and ends.
 vm_lane() {
-	local s
-	while :; do
-		s=$(flock "$out/queue.lock" sh -c 'head -n 1 "$1"; sed -i 1d "$1"' sh "$out/queue")
-		[ -n "$s" ] || return 0
-		echo "# lane $1: $s" >&2
-		run_suite "$s"
-		echo "# lane $1: $s done in $(cat "$out/$s.secs") s" >&2
-	done
+	echo "# lane $1: $2"
+	run_suite "$2"
+	echo "# lane $1: $2 done in $(cat "$out/$2.secs") s"
 }
 
 # ZSWB_CHECK_JOBS: how many VM suites run at once, each in its own VM (one
@@ -185,15 +178,12 @@ for s in $host; do
 done
 if [ "$jobs" -gt 1 ] && [ "$(echo $vm | wc -w)" -gt 1 ]; then
 	# Longest first, each to the first lane that is free; printed in order.
+	mkdir "$out/lanes"
 	for s in $vm; do
-		t=$(sed -n "s/^$s //p" "$TIMES" 2>/dev/null)
-		echo "${t:-$(vm_timeout ${VM_GROUP[$s]})} $s"
-	done | sort -rn | cut -d' ' -f2 > "$out/queue"
+		echo "$s $(vm_timeout ${VM_GROUP[$s]})"
+	done | lanes_order "$TIMES" | cut -d' ' -f2 > "$out/lanes/queue"
 	ktap_print_msg "VM suites in $jobs lanes:$vm"
-	for l in $(seq "$jobs"); do
-		vm_lane "$l" 2>&1 | sed -u 's/^\([^#]\)/# \1/' &
-	done
-	wait
+	lanes_run "$jobs" "$out/lanes" vm_lane 2>&1 | sed -u 's/^\([^#]\)/# \1/'
 	for s in $vm; do
 		report_suite "$s"
 	done
