@@ -18,7 +18,9 @@
 # "SECONDS ITEM" lines, in their order: SECONDS is the item's in the file
 # TIMES, or its DEFAULT (0 if that is not a number).
 lanes_weigh() {
-	awk -v times="$1" 'BEGIN {
+	local times=$1
+	[ -f "$times" ] && [ -r "$times" ] || times=/dev/null
+	awk -v times="$times" 'BEGIN {
 			while ((getline l < times) > 0)
 				if (split(l, f, " ") == 2 && f[2] ~ /^[0-9]+$/)
 					t[f[1]] = f[2] + 0
@@ -88,10 +90,15 @@ lanes_lane() {
 # lanes_save TIMES: the "ITEM SECONDS" lines of standard input into the
 # file TIMES, each replacing the item's line there (or added after them);
 # the other items' lines are kept, any line that is not "ITEM SECONDS"
-# dropped. The file is replaced whole, never left half written.
+# dropped. The file is replaced whole, never left half written; a TIMES
+# that is not a file is left alone, and the run's times with it.
 lanes_save() {
 	local times=$1 new
 	mkdir -p "$(dirname "$times")" || return 1
+	if [ -e "$times" ] && [ ! -f "$times" ]; then
+		echo "lanes_save: $times is not a file" >&2
+		return 1
+	fi
 	new=$(mktemp "$times.XXXXXX") || return 1
 	awk -v times="$times" 'function keep(k, v) {
 			if (!(k in s))
