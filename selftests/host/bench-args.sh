@@ -29,7 +29,7 @@ bench_knobs_doc() {
 suite_bench_args() {
 	local msg v f bad=""
 	ktap_print_header
-	ktap_set_plan 9
+	ktap_set_plan 10
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -124,22 +124,43 @@ sys.exit(not (list(j) == ["disk"] and b["against"] == "stock" and b["primary"] =
 	fi
 }
 
-# bench-apps splits its comparisons over two VMs, longest first, each to
-# the VM with less work (as tools/bench/apps/run.sh's work() counts it:
-# 3 runs, then a pair's: each side after A and an A run beside every two
-# of them: 8 for the six sides on disk, 2 on zram), and over one with
-# ZSWB_BENCH_JOBS=1; a comparison it does
-# not know is refused before anything is built.
+# bench-apps splits its comparisons over two VMs, longest first by their
+# times in $ZSWB_CACHE/apps-seconds, each to the VM with less work; over
+# one with ZSWB_BENCH_JOBS=1, in the order given. A comparison never
+# measured counts as its runs (3, then a pair's: each side after A and an
+# A run beside every two of them: 8 for the six sides on disk, 2 for the
+# two on zram) times the median wall_s of its CSV in bench-results/, or a
+# minute without one (a copy of the tree, in $out/apps). A comparison it
+# does not know is refused before anything is built.
 bench_apps_plan() {
-	local p1 p2 p3 desc="bench-apps: the comparisons split over two VMs, one with ZSWB_BENCH_JOBS=1"
-	p1=$(ZSWB_BENCH_JOBS=2 ZSWB_APPS_ROUNDS=2 bash tools/bench/apps/run.sh --plan 2>&1)
-	p2=$(ZSWB_BENCH_JOBS=1 ZSWB_APPS_ROUNDS=2 bash tools/bench/apps/run.sh --plan redis:zram build 2>&1)
-	if [ "$p1" = "vm1: redis:disk redis:zram mariadb:zram (1478 s)
-vm2: mariadb:disk build:disk build:zram (1694 s)" ] &&
-	   [ "$p2" = "vm1: redis:zram build:disk build:zram (1173 s)" ]; then
+	local p1 p2 p3 p4 t=$out/apps desc="bench-apps: the comparisons split over two VMs by their times, one with ZSWB_BENCH_JOBS=1"
+	mkdir -p "$out/cache" "$t/tools/kernel" "$t/tools/bench" "$t/bench-results"
+	printf 'build:disk 500\nbuild:zram 400\nredis:disk 300\nredis:zram 300\nmariadb:disk 100\nmariadb:zram 100\n' \
+		> "$out/cache/apps-seconds"
+	p1=$(ZSWB_CACHE=$out/cache ZSWB_BENCH_JOBS=2 bash tools/bench/apps/run.sh --plan 2>&1)
+	p2=$(ZSWB_CACHE=$out/cache ZSWB_BENCH_JOBS=1 bash tools/bench/apps/run.sh --plan redis:zram build 2>&1)
+	if [ "$p1" = "vm1: build:disk redis:zram mariadb:zram (900 s)
+vm2: build:zram redis:disk mariadb:disk (800 s)" ] &&
+	   [ "$p2" = "vm1: redis:zram build:disk build:zram (1200 s)" ]; then
 		ktap_test_pass "$desc"
 	else
 		printf '%s\n' "$p1" "$p2" | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+	desc="bench-apps: a comparison never measured counts as its runs times a run's median seconds"
+	cp -r tools/lib "$t/tools/"
+	cp tools/kernel/common.sh "$t/tools/kernel/"
+	cp -r tools/bench/config tools/bench/apps "$t/tools/bench/"
+	p3=$(ZSWB_CACHE=$out/cache-none ZSWB_BENCH_JOBS=1 ZSWB_APPS_ROUNDS=2 \
+		bash "$t/tools/bench/apps/run.sh" --plan mariadb:zram build:disk 2>&1)
+	printf '%s\n' run,kind,wall_s,cmd.build_s 0,warmup,10,1 1,aa,30,1 2,aa,20,1 > "$t/bench-results/apps-build-disk.csv"
+	p4=$(ZSWB_CACHE=$out/cache-none ZSWB_BENCH_JOBS=1 ZSWB_APPS_ROUNDS=2 \
+		bash "$t/tools/bench/apps/run.sh" --plan mariadb:zram build:disk 2>&1)
+	if [ "$p3" = "vm1: mariadb:zram build:disk (1560 s)" ] &&
+	   [ "$p4" = "vm1: mariadb:zram build:disk (800 s)" ]; then
+		ktap_test_pass "$desc"
+	else
+		printf '%s\n' "$p3" "$p4" | sed 's/^/# /'
 		ktap_test_fail "$desc"
 	fi
 	desc="bench-apps: an unknown comparison is refused before the image is built"

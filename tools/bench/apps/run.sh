@@ -10,11 +10,13 @@
 # or zram) or WORKLOAD, for both kinds. With two host cores
 # (ZSWB_BENCH_JOBS, common.conf), the comparisons are split over two VMs
 # that run at once, one per core, longest first, each to the VM with less
-# work so far (a comparison's work: its runs times the guest seconds of a
-# run of its workload, work() below); each VM has its own
-# boot, its own copy of the image and payload, and runs whole comparisons,
-# so that the other VM's load falls on stock and policies alike. --plan
-# prints which VM would run what ("vmN: COMPARISON... (WORK s)") and stops.
+# work so far (tools/lib/lanes.sh): a comparison weighs its seconds as
+# last measured on this machine, kept in $ZSWB_CACHE/apps-seconds, or if
+# never measured its runs times the median guest seconds of a run of its
+# workload in bench-results/ (work() below). Each VM has its own boot, its
+# own copy of the image and payload, and runs whole comparisons, so that
+# the other VM's load falls on stock and policies alike. --plan prints
+# which VM would run what ("vmN: COMPARISON... (SECONDS s)") and stops.
 #
 # Builds the guest image with the benchmark's packages (tools/vm/mkrootfs.sh,
 # image rootfs-apps, cached: rebuilt only when its package list changes),
@@ -42,6 +44,7 @@
 # on when the environment sets them, and apps.sh reads the same files.
 set -eu
 . "$(dirname "$0")/../../kernel/common.sh"
+. "$ZSWB_TOP/tools/lib/lanes.sh"
 zswb_need python3 gcc libc6-dev
 cd "$ZSWB_TOP"
 begin=$(date +%s)
@@ -63,9 +66,11 @@ for c in $comps; do
 	esac
 done
 jobs=$(zswb_bench_jobs) || exit 1
+TIMES=$ZSWB_CACHE/apps-seconds
 # work COMPARISON: its runs (ab's warm-up, the A/A pair and the runs of
-# each pair) times the guest seconds of one run of its workload
-# (a median of its runs in bench-results/).
+# each pair) times the guest seconds of one run of its workload: the
+# median wall_s of bench-results/apps-WORKLOAD-KIND.csv, or a minute
+# without one.
 work() {
 	local wl=${1%:*} kind=${1#*:} sides=0 v all s m
 	all="stock async_free skip_fault skip_zswap_slots per_node all"
@@ -73,26 +78,25 @@ work() {
 	for v in $all; do
 		case " $ZSWB_APPS_VARIANTS " in *" $v "*) sides=$((sides + 1)) ;; esac
 	done
-	case "$wl" in build) s=33 ;; redis) s=45 ;; mariadb) s=44 ;; esac
+	s=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s") c = i; next }
+		c && $c ~ /^[0-9.]+$/ { print $c }' "bench-results/apps-$wl-$kind.csv" 2>/dev/null |
+		sort -n | awk '{ v[NR] = $1 } END { print NR ? int(v[int((NR + 1) / 2)] + 0.5) : 60 }')
 	# a pair: each side after A once, and an A run beside every two of
 	# them (zswbctl ab's order: A B C A D E A F)
 	m=$((sides - 1))
 	echo $(( (3 + iter * (m + (m + 1) / 2 + (m % 2 == 0))) * s ))
 }
-lane1="" lane2="" w1=0 w2=0
-if [ "$jobs" -ge 2 ] && [ "$(echo $comps | wc -w)" -ge 2 ]; then
-	for c in $(for c in $comps; do echo "$(work "$c") $c"; done | sort -rn | cut -d' ' -f2); do
-		if [ "$w1" -le "$w2" ]; then
-			lane1="$lane1 $c" w1=$((w1 + $(work "$c")))
-		else
-			lane2="$lane2 $c" w2=$((w2 + $(work "$c")))
-		fi
-	done
+# One VM: the comparisons in the order given. Two: longest first, each to
+# the VM with less work so far.
+lanes=$(for c in $comps; do
+	echo "$c $(work "$c")"
+done | if [ "$jobs" -ge 2 ] && [ "$(echo $comps | wc -w)" -ge 2 ]; then
+	lanes_order "$TIMES" | lanes_plan 2
 else
-	for c in $comps; do
-		lane1="$lane1 $c" w1=$((w1 + $(work "$c")))
-	done
-fi
+	lanes_weigh "$TIMES" | lanes_plan 1
+fi)
+w1=$(echo "$lanes" | sed -n '1s/ .*//p') lane1=$(echo "$lanes" | sed -n '1s/^[0-9]*//p')
+w2=$(echo "$lanes" | sed -n '2s/ .*//p') lane2=$(echo "$lanes" | sed -n '2s/^[0-9]*//p')
 if [ "$plan" = 1 ]; then
 	echo "vm1:$lane1 ($w1 s)"
 	[ -z "$lane2" ] || echo "vm2:$lane2 ($w2 s)"
@@ -131,7 +135,28 @@ cp -r tools/bench/config "$payload/"
 knobs=$(env | grep -E '^ZSWB_APPS_(BUILD|REDIS|DB|VARIANTS)[A-Z_]*=' | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ' || true)
 
 st=$(mktemp -d "${TMPDIR:-/tmp}/zswb-apps-st.XXXXXX")
+: > "$st/seconds"
 trap 'rm -rf "$payload" "$st"' EXIT
+
+# progress PREFIX: the lines of standard input prefixed with PREFIX; the
+# seconds of each comparison that succeeds, from its ABSIDES line to
+# apps.sh's "# zswbctl ab WORKLOAD KIND: exit 0", added to $st/seconds as
+# "WORKLOAD:KIND SECONDS" (lanes_save).
+progress() {
+	local l c="" t0=0 wl kind
+	while IFS= read -r l; do
+		l=${l%$'\r'}
+		echo "$1$l"
+		case "$l" in
+		"ABSIDES "*)
+			read -r _ wl kind _ <<< "$l"
+			c=$wl:$kind t0=$(date +%s) ;;
+		"# zswbctl ab ${c/:/ }: exit 0")
+			[ -z "$c" ] || echo "$c $(($(date +%s) - t0))" >> "$st/seconds"
+			c="" ;;
+		esac
+	done
+}
 
 # vm N COMPARISON...: one boot of the image that runs the COMPARISONs; its
 # console in bench-results/apps-vmN.log, the lines that tell how it goes
@@ -145,11 +170,11 @@ vm() {
 		--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
 		--cmd "$knobs bash ./apps.sh $iter $*" 2>&1 |
 		tee "bench-results/apps-vm$n.log" |
-		grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm" | sed -u "s/^/$pre/"
+		grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm" | progress "$pre"
 	echo "${PIPESTATUS[0]}" > "$st/$n"
 }
 echo "# image $(basename "$img") ready in $((t_img - begin)) s; ${lane2:+two VMs, }an A/A pair and $iter pairs per comparison:" \
-	"${lane1# } (about $((w1 / 60)) guest minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
+	"${lane1# } (about $((w1 / 60)) minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
 rm -f bench-results/apps-vm[12].log
 vm 1 $lane1 &
 p1=$!
@@ -166,6 +191,7 @@ status=$(cat "$st/1" 2>/dev/null || echo 1)
 # the VMs would take on cores of their own.
 times > "$payload/times"
 vm_cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$payload/times")
+lanes_save "$TIMES" < "$st/seconds" || echo "# cannot save the times in $TIMES" >&2
 python3 tools/bench/report.py apps "$log" bench-results/apps.json
 end=$(date +%s)
 echo "# bench-apps: $((end - begin)) s in all (image $((t_img - begin)) s), VM status $status;" \
