@@ -6,9 +6,12 @@
 #   run_group.sh GROUP [ARG...]       every test of GROUP
 #   run_group.sh GROUP/NAME.sh [ARG...]  that test alone
 #
-# A group is a directory: its tests are its *.sh scripts, run in lexical
-# order, each as its own process with the group's arguments (prompt's swap
-# kind) as "$@"; adding a test is adding a script. A test exits 0 (pass),
+# A group is a directory: its tests are its Makefile's TEST_PROGS (as in
+# the kernel's selftests; lib.mk), run in that order, each as its own
+# process with the group's arguments (prompt's swap kind) as "$@"; adding
+# a test is adding its script and its TEST_PROGS line. A *.sh of the
+# group that TEST_PROGS leaves out, or a TEST_PROGS with no script, fails
+# the group before any test runs. A test exits 0 (pass),
 # 4 (skip, KSFT_SKIP) or anything else (fail), explains itself on "#"
 # lines, and undoes what it set up on any exit (lib.sh's trap). Its KTAP
 # description is its "# DESC: " line, where "$1" stands for the group's
@@ -33,6 +36,32 @@ desc() {
 	d=$(sed -n 's/^# DESC: //p' "$t" | head -1)
 	[ -n "$d" ] || d=${t%.sh}
 	printf '%s\n' "$d" | awk -v a="${1:-}" '{ gsub(/\$1/, a); print }'
+}
+
+# test_progs GROUP: the TEST_PROGS of GROUP's Makefile, one a line, in
+# order (its "TEST_PROGS += X" and "TEST_PROGS := X Y \\" lines; this runs
+# where there is no make).
+test_progs() {
+	awk '/^TEST_PROGS[ \t]*[:+]?=/ { sub(/^TEST_PROGS[ \t]*[:+]?=/, ""); more = 1 }
+		more { more = sub(/\\$/, ""); for (i = 1; i <= NF; i++) print $i }' "$1/Makefile"
+}
+
+# check_progs GROUP: every *.sh of GROUP is in its TEST_PROGS and every
+# TEST_PROGS is an executable script of GROUP; says what is not.
+check_progs() {
+	local progs f t bad=0
+	progs=" $(test_progs "$1" | tr '\n' ' ') "
+	for f in "$1"/*.sh; do
+		[ -e "$f" ] || continue
+		case "$progs" in
+		*" ${f##*/} "*) ;;
+		*) ktap_print_msg "$f is not in $1/Makefile's TEST_PROGS"; bad=1 ;;
+		esac
+	done
+	for t in $progs; do
+		[ -x "$1/$t" ] || { ktap_print_msg "$1/Makefile: TEST_PROGS $t is not an executable script of $1"; bad=1; }
+	done
+	return $bad
 }
 
 # kconfig: the running kernel's config, from /proc/config.gz or, without
@@ -79,16 +108,19 @@ check_config() {
 target=${1:?usage: run_group.sh GROUP [ARG...] or GROUP/NAME.sh [ARG...]}
 shift
 case "$target" in
-*.sh)	group=$(dirname "$target")
-	tests=$target ;;
-*)	group=$target
-	tests=$(ls "$group"/*.sh 2>/dev/null | LC_ALL=C sort) ;;
+*.sh)	group=$(dirname "$target") ;;
+*)	group=$target ;;
 esac
 ktap_print_header
-[ -d "$group" ] && [ -n "$tests" ] || ktap_exit_fail_msg "no group or test '$target'"
-for t in $tests; do
-	[ -x "$t" ] || ktap_exit_fail_msg "no executable test $t"
-done
+[ -f "$group/Makefile" ] || ktap_exit_fail_msg "no group '$group' (a directory with a Makefile)"
+check_progs "$group" || ktap_exit_fail_msg "$group: its Makefile's TEST_PROGS and its scripts differ"
+case "$target" in
+*.sh)	test_progs "$group" | grep -qx "${target##*/}" ||
+		ktap_exit_fail_msg "no test '$target' (the tests of $group: $(test_progs "$group" | tr '\n' ' '))"
+	tests=$target ;;
+*)	tests=$(test_progs "$group" | sed "s|^|$group/|") ;;
+esac
+[ -n "$tests" ] || ktap_exit_fail_msg "$group: no TEST_PROGS in its Makefile"
 check_config config "$group/config" || ktap_exit_fail_msg "$group: the kernel lacks options of config or $group/config"
 
 n=$(echo $tests | wc -w)
