@@ -185,15 +185,19 @@ suite_lanes() {
 	cat "$out/cache/bench-seconds" >> "$out/log"
 	result "make bench: two lanes, longest first; the times saved order the next run (one lane: the order asked)"
 
-	# A failed benchmark fails make bench, names it, and keeps its old time.
+	# A failed benchmark fails make bench, names it, and keeps its old
+	# time; a times file with garbage in it orders the run all the same
+	# and loses the garbage.
 	: > "$out/log"
 	printf 'import sys\nsys.exit(sys.argv[1] == "store")\n' > "$out/tree/tools/bench/report.py"
-	printf 'store 77\n' > "$out/cache/bench-seconds"
+	printf 'store 77\n%%garbage\nprompt-free x\n\n' > "$out/cache/bench-seconds"
 	msg=$(ZSWB_CACHE=$out/cache ZSWB_BENCH_JOBS=2 bash "$out/tree/tools/bench/run.sh" store prompt-free 2>&1)
 	[ $? = 1 ] && [[ $msg == *"error: failed: store "* ]] &&
+		[[ $msg == *"# two at a time, longest first: prompt-free store"* ]] &&
+		[ "$(sed 's/ [0-9]*$//' "$out/cache/bench-seconds" | tr '\n' ' ')" = "store prompt-free " ] &&
 		grep -qx "store 77" "$out/cache/bench-seconds" && grep -q "^prompt-free [0-9]*$" "$out/cache/bench-seconds"
 	{ echo "$msg"; cat "$out/cache/bench-seconds"; } >> "$out/log"
-	result "make bench: a benchmark that fails is named, and its time is not saved"
+	result "make bench: a benchmark that fails is named and keeps its time; a corrupt times file is no matter"
 }
 
 suite_lanes
