@@ -24,12 +24,13 @@ bench_knobs_doc() {
 }
 
 # make bench refuses bad input before it builds or boots anything,
-# running.rst lists its knobs as tools/bench/config sets them, and
-# report.py draws the figures of results.rst from the committed JSON.
+# running.rst lists its knobs as tools/bench/config sets them, report.py
+# reads each file's BENCH_TABLE as sh does, and report.py draws the
+# figures of results.rst from the committed JSON.
 suite_bench_args() {
 	local msg v f bad=""
 	ktap_print_header
-	ktap_set_plan 10
+	ktap_set_plan 12
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -56,6 +57,7 @@ suite_bench_args() {
 		sed 's/^/# /' "$out/knobs.diff"
 		ktap_test_fail "running.rst lists the benchmark knobs with their defaults"
 	fi
+	bench_table_conf
 	# Every figure results.rst includes, drawn again from bench-results/
 	# into a directory of its own, as a well-formed SVG.
 	zswb_need python3-matplotlib
@@ -72,21 +74,64 @@ suite_bench_args() {
 	fi
 	bench_apps_report
 	bench_ab_report
+	bench_table_default
+}
+
+# BENCH_TABLE of each tools/bench/config file, as sh sources it (set -u,
+# after common.conf, as the guest does) and as report.py reads it, is the
+# same list.
+bench_table_conf() {
+	local f n sh py bad="" desc="report.py reads each BENCH_TABLE of tools/bench/config as sh does"
+	for f in tools/bench/config/*.conf; do
+		n=$(basename "$f" .conf)
+		[ "$n" != common ] || continue
+		sh=$(sh -uc '. tools/bench/config/common.conf; . "$1"; echo ${BENCH_TABLE:-}' sh "$f" 2>&1) ||
+			bad="$bad $n(sh)"
+		py=$(python3 -B -c 'import sys; sys.path.insert(0, "tools/bench"); import report
+print(" ".join(report.bench_table(sys.argv[1]) or []))' "$n" 2>&1) || bad="$bad $n(python)"
+		[ "$sh" = "$py" ] || { bad="$bad $n"; printf '# %s: sh: %s\n# %s: report.py: %s\n' "$n" "$sh" "$n" "$py"; }
+	done
+	if [ -z "$bad" ] && grep -q '^BENCH_TABLE="' tools/bench/config/*.conf; then
+		ktap_test_pass "$desc"
+	else
+		ktap_test_fail "$desc (not:$bad)"
+	fi
+}
+
+# A benchmark without BENCH_TABLE (report.py's name for it has no file in
+# tools/bench/config), on bench_ab_report's store log: its table has the
+# primary metric ab judged by and the command's own metrics (cmd.*), not
+# the others (wall_s).
+bench_table_default() {
+	local d=$out/ab-report desc="report.py: a benchmark without BENCH_TABLE tables its primary and cmd.* metrics"
+	if python3 tools/bench/report.py nosuch "$d/store.log" > "$d/nosuch.out" 2>&1 &&
+	   [ "$(sed -n 's/^  \([a-z_.0-9]*\)  .*/\1/p' "$d/nosuch.out" | tr '\n' ' ')" = \
+	     "metric cmd.store_p99_us cmd.rejected_pct " ] &&
+	   grep -q 'adjusted but for cmd.store_p99_us, the primary metric$' "$d/nosuch.out"; then
+		ktap_test_pass "$desc"
+	else
+		sed 's/^/# /' "$d/nosuch.out"
+		ktap_test_fail "$desc"
+	fi
 }
 
 # report.py reports a make bench comparison as it reports apps: a store
 # log as the guest prints it, stock (A) against per_node (B), 6 pairs
 # (A B, B A, ...) after a warm-up and an A/A pair: per_node's store p99
-# twice stock's in every pair (the primary metric, p 2/2^6), its rejected
-# share a tenth. The CSV is kept beside the JSON as store-disk.csv, the
-# JSON keyed by the swap kind (the group is the benchmark's own) and by
-# ab's metric names.
+# twice stock's in every pair (the primary metric, as ab's report names
+# it after ab's exit line; a guest's line before that is not ab's), its
+# rejected share a tenth. The CSV is kept beside the JSON as
+# store-disk.csv, the JSON keyed by the swap kind (the group is the
+# benchmark's own) and by ab's metric names.
 bench_ab_report() {
 	local d=$out/ab-report p s i=3 desc="report.py store: a make bench comparison from zswbctl ab's CSV"
 	mkdir -p "$d"
 	{
 		echo "ABSIDES store disk A=stock B=per_node"
 		echo "# store: a line of the guest's"
+		echo "# primary: wall_s, a line of the guest's too"
+		echo "# zswbctl ab store disk: exit 0"
+		echo "# primary: cmd.store_p99_us, at alpha 0.05"
 		{
 			printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.store_p99_us,cmd.rejected_pct" \
 				'0,warmup,0,A,"shrink_policy=stock",0,30,20000,20' \
@@ -188,12 +233,16 @@ bench_apps_report() {
 	{
 		# A comparison of the other VM first: the table orders them.
 		echo "ABSIDES redis zram A=zram-stock B=zram-sync_free"
+		echo "# zswbctl ab redis zram: exit 0"
+		echo "# primary: cmd.rps, at alpha 0.05"
 		printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.rps" \
 			'0,aa,0,A,"sync_free=N",0,9,1000' '1,aa,0,A,"sync_free=N",0,9,1010' \
 			'2,pair,1,A,"sync_free=N",0,9,1000' '3,pair,1,B,"sync_free=Y",0,9,1100' \
 			'4,pair,2,B,"sync_free=Y",0,9,1110' '5,pair,2,A,"sync_free=N",0,9,1000' |
 			sed 's/^/ABCSV redis zram /'
 		echo "ABSIDES build disk A=stock B=async_free C=per_node"
+		echo "# zswbctl ab build disk: exit 0"
+		echo "# primary: cmd.build_s, at alpha 0.05"
 		{
 			printf '%s\n' "run,kind,pair,side,settings,exit,wall_s,cmd.build_s,cmd.pgrotated" \
 				'0,aa,0,A,"async_free=N",0,9,100,500' '1,aa,0,A,"async_free=N",0,9,102,500'

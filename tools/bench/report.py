@@ -12,29 +12,39 @@ letters and the variants they are) and each line of ab's --csv as
 tools/bench/apps/apps.sh). For each comparison this keeps the runs as
 BENCH-[GROUP-]KIND.csv beside the JSON and reports them again with
 zswbctl ab --from-csv (the zswbctl of this tree), its primary metric
-AB_PRIMARY's: per side after A and metric, A's and the side's medians,
-ab's change (the Hodges-Lehmann estimate over the pairs, as a % of A,
-with its exact interval; a difference in the metric's units where A's
-median is 0), its p (Benjamini-Hochberg adjusted for all but the
-primary metric) and its verdict. The JSON holds, per group (ab_group())
-and variant, the medians, ab's figures and every run. apps adds a matrix
-of the changes per workload and results.rst's compact table.
+the one ab judged by in the guest (the "# primary: METRIC, at alpha A"
+line of ab's report in the log): per side after A and metric, A's and
+the side's medians, ab's change (the Hodges-Lehmann estimate over the
+pairs, as a % of A, with its exact interval; a difference in the
+metric's units where A's median is 0), its p (Benjamini-Hochberg
+adjusted for all but the primary metric) and its verdict, for the
+metrics of BENCH_TABLE in tools/bench/config/BENCH.conf (table_keys()). The JSON holds, per group
+(ab_group()) and variant, the medians, ab's figures and every run. apps
+adds a matrix of the changes per workload and results.rst's compact
+table.
 
-profile is not a comparison: its guest prints "RESULT group variant
-iteration key=value ..." lines, one per run, which become a table of
-each variant's values and its JSON.
+A log without an ABSIDES line is not a comparison (profile): its guest
+prints "RESULT group variant iteration key=value ..." lines, one per run,
+which become a table of each variant's values and its JSON.
 
-figures: an SVG per comparison whose CSV is in RESULTS_DIR, drawn by
-zswbctl-plot from ab's report (fig_ab()), and the free-latency and
-shrink-calls pictures from prompt-free.json and shrinker.json.
+figures: an SVG per comparison of a benchmark of tools/bench/config
+whose CSV and JSON are in RESULTS_DIR, drawn by zswbctl-plot from ab's
+report (fig_ab()), and the free-latency and shrink-calls pictures from
+prompt-free.json and shrinker.json.
 """
+import glob
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 from collections import OrderedDict
+
+# The benchmarks' files: tools/bench/config/NAME.conf each.
+CONF_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "config")
+
 
 def result(line):
     """(group, variant, iteration, {key: value as written}) of a RESULT
@@ -143,35 +153,35 @@ def table(meds, keys):
 
 
 # apps (make bench-apps): each policy against the stock runs of its swap
-# kind, and against the stock run next to each of its runs.
-APPS_KEYS = ("build_s", "tps", "avg_ms", "load_s", "rps", "p50_ms", "p95_ms", "p99_ms",
-             "time_s", "cpu_s", "psi_some_us", "psi_full_us", "pgrotated",
-             "pgscan", "pgsteal", "zswpwb", "swap_ra", "swap_ra_hit", "zswpin",
-             "zswpout", "pswpin", "pswpout", "bypassed", "thp_swpout",
-             "compress_poor", "ws_refault", "pgmajfault", "freed", "store_rejects",
-             "shrink_calls", "ra_faults_alone", "get_pswpin", "get_zswpin",
-             "get_pswpout", "get_zswpwb")
-APPS_PAIRED = ("build_s", "tps", "avg_ms", "load_s", "rps", "p95_ms", "p99_ms", "cpu_s")
-
-
+# kind.
 def apps_baseline(variant):
     return "zram-stock" if variant.startswith("zram-") else "stock"
 
 
 def ab_comparisons(path):
     """The zswbctl ab comparisons of a log: {(group, kind): ({side letter:
-    variant}, [the lines of ab's --csv])}, from its "ABSIDES GROUP KIND
-    L=VARIANT..." and "ABCSV GROUP KIND LINE" lines (apps: the group is
-    the workload)."""
+    variant}, [the lines of ab's --csv], the primary metric ab judged by or
+    None)}, from its "ABSIDES GROUP KIND L=VARIANT..." and "ABCSV GROUP
+    KIND LINE" lines (apps: the group is the workload) and, between them,
+    the "# primary: METRIC, at alpha A" line of ab's report, which follows
+    "# zswbctl ab GROUP KIND: exit N" (bench_ab() in tools/bench/guest/
+    lib.sh, tools/bench/apps/apps.sh)."""
     out = OrderedDict()
+    cur, report = None, False
     for line in open(path, errors="replace", newline="\n"):
         line = line.rstrip("\r\n")
+        if cur and line.startswith(f"# zswbctl ab {cur[0]} {cur[1]}: exit "):
+            report = True
+        elif report and line.startswith("# primary: "):
+            out[cur][2] = line[len("# primary: "):].split(",")[0]
+            report = False
         f = line.split(" ", 3)
         if len(f) < 4 or f[0] not in ("ABSIDES", "ABCSV"):
             continue
         key = (f[1], f[2])
         if f[0] == "ABSIDES":
-            out[key] = (OrderedDict(w.split("=", 1) for w in f[3].split()), [])
+            out[key] = [OrderedDict(w.split("=", 1) for w in f[3].split()), [], None]
+            cur, report = key, False
         elif key in out:
             out[key][1].append(f[3])
     # The table's order, whichever VM ran which comparison first.
@@ -179,23 +189,6 @@ def ab_comparisons(path):
              "disk": 0, "zram": 1, "file": 2}
     return OrderedDict(sorted(out.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][0],
                                                            order.get(kv[0][1], 9), kv[0][1])))
-
-
-# The metric zswbctl ab judges each policy by, per benchmark and group,
-# as the guest passes it (--metric): the rest are secondary.
-AB_PRIMARY = {
-    "apps": {"build": "cmd.build_s", "redis": "cmd.rps", "mariadb": "cmd.tps"},
-    "prompt-free": {"prompt-free": "wall_s"},
-    "readahead": {"heavy": "cmd.walk_s", "light": "cmd.walk_s"},
-    "store": {"store": "cmd.store_p99_us"},
-    "shrinker": {"case1": "cmd.reject_rate_pct", "case2a": "cmd.reject_rate_pct",
-                 "case2b": "cmd.reject_rate_pct"},
-    "cluster": {"cluster": "cmd.wr_req_per_mib"},
-    "throttle": {"throttle": "cmd.refault_file"},
-    "scope-cost": {"scope-cost": "cmd.insn_per_folio"},
-}
-# The benchmarks that compare through zswbctl ab.
-AB_BENCHES = tuple(AB_PRIMARY)
 
 
 def ab_csv_name(bench, group, kind):
@@ -272,13 +265,13 @@ def from_ab(bench, comps, csv_dir):
     secondary), when that is one of the command's; with every run in
     "runs", in the order they ran."""
     meds = OrderedDict()
-    for (group, kind), (sides, lines) in comps.items():
+    for (group, kind), (sides, lines, primary) in comps.items():
         if not lines:
             print(f"report.py: {group} on {kind}: no runs (zswbctl ab wrote no CSV)",
                   file=sys.stderr)
             continue
         rep = ab_report(lines, os.path.join(csv_dir, ab_csv_name(bench, group, kind)),
-                        AB_PRIMARY[bench].get(group))
+                        primary)
         if rep is None:
             continue
         wl = ab_group(bench, group, kind)
@@ -395,7 +388,7 @@ def ab_tables(meds, keys):
     return "\n".join(lines)
 
 
-def apps_summary(meds):
+def apps_summary(meds, keys):
     """One matrix per workload and swap kind: stock's medians, each policy's change."""
     lines = ["change of the medians against stock of the same swap kind (a policy's"
              " own value in brackets where stock's is 0)"]
@@ -406,7 +399,7 @@ def apps_summary(meds):
             pols = [v for v in variants if v != base and apps_baseline(v) == base]
             lines.append(f"  {wl + ' ' + ('zram' if base != 'stock' else 'disk'):<22}{base:>12}"
                          + "".join(f"{v.replace('zram-', ''):>17}" for v in pols))
-            for k in APPS_KEYS:
+            for k in keys:
                 bv = variants[base].get(k)
                 if bv is None:
                     continue
@@ -485,53 +478,36 @@ def apps_compact(meds):
     return "\n".join(lines)
 
 
-# The keys of a benchmark's table (the JSON has every metric), the
-# primary first.
-AB_TABLE_KEYS = {
-    "apps": APPS_KEYS,
-    "prompt-free": ("wall_s", "cpu.usage_usec", "cpu.system_usec", "psi.memory_some_us",
-                    "psi.memory_full_us", "memory.stat.pgscan", "memory.stat.pgsteal",
-                    "memory.stat.workingset_refault_anon", "vmstat.pgrotated", "vmstat.zswpwb",
-                    "vmstat.pswpout", "vmstat.pswpin", "zswap_wb.freed_sync",
-                    "zswap_wb.freed_async", "zswap_wb.raced", "cmd.freed_prompt_pct",
-                    "cmd.bypassed", "cmd.free_p50_us", "cmd.free_p99_us"),
-    "readahead": ("cmd.walk_s", "cmd.random_writes", "wall_s", "cpu.usage_usec",
-                  "psi.memory_some_us", "vmstat.swap_ra", "vmstat.swap_ra_hit",
-                  "memory.stat.zswpin", "vmstat.pswpin", "memory.stat.pgsteal",
-                  "zswap_wb.ra_faults_alone", "zswap_wb.ra_windows_shrunk",
-                  "zswap_wb.ra_zswap_slots_skipped", "zswap_wb.ra_disk_slots"),
-    "store": ("cmd.store_p99_us", "cmd.store_p50_us", "cmd.store_max_us", "cmd.shrink_p50_us",
-              "cmd.shrink_p99_us", "cmd.stores", "cmd.rejected_pct", "cmd.written_back",
-              "cmd.written_per_call", "cmd.over_pct", "cmd.over_max_kb", "cmd.over_mean_kb",
-              "cmd.usage_mean_pct", "cmd.usage_min_pct", "cmd.run_us_per_store", "wall_s",
-              "zswap_wb.shrink_calls_store", "zswap_wb.shrink_calls_worker",
-              "zswap_wb.store_rejects", "cmd.wb_failed", "cmd.trace_overrun"),
-    "shrinker": ("cmd.reject_rate_pct", "cmd.zswap_rejects", "cmd.written_back", "cmd.time_s",
-                 "cmd.shrink_calls", "cmd.shrink_calls_worker", "cmd.shrink_calls_store",
-                 "cmd.calls_per_written", "cmd.shrink_worker_runs", "cmd.store_rejects",
-                 "cmd.shrink_eagain", "cmd.pool_limit_hit", "cmd.zswpout", "cmd.pswpout",
-                 "cmd.pswpin", "cmd.node_share_pct"),
-    "cluster": ("cmd.wr_req_per_mib", "cmd.rd_req_per_mib", "cmd.wr_req", "cmd.wr_merged",
-                "cmd.rd_req", "cmd.rd_merged", "cmd.discards", "cmd.adjacent_pct",
-                "cmd.slot_runs", "cmd.clusters", "cmd.fill_pct", "cmd.swapped", "cmd.time_s",
-                "vmstat.pswpout", "vmstat.pswpin", "vmstat.zswpwb", "vmstat.swap_ra",
-                "vmstat.swap_ra_hit"),
-    "throttle": ("cmd.refault_file", "cmd.refault_anon", "cmd.pgscan_kswapd", "cmd.pgscan_direct",
-                 "cmd.pgsteal_file", "cmd.pgsteal_anon", "cmd.allocstall", "cmd.nr_throttled",
-                 "cmd.oom_kill", "memory.events.oom", "memory.events.oom_kill", "cmd.file_rounds",
-                 "cmd.zswpwb", "cmd.pgrotated", "cmd.time_s", "psi.memory_some_us"),
-    "scope-cost": ("cmd.insn_per_folio", "cmd.cpu_s", "wall_s", "zswap_wb.written_back",
-                   "zswap_wb.freed_async"),
-}
+def bench_table(bench):
+    """The metrics of bench's tables, as ab names them: those of the line
+    BENCH_TABLE="METRIC..." of tools/bench/config/BENCH.conf, taken as
+    written (names between blanks, its lines joined where one ends in a
+    backslash); None without the line."""
+    try:
+        with open(os.path.join(CONF_DIR, f"{bench}.conf")) as f:
+            m = re.search(r'^BENCH_TABLE="([^"]*)"', f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1).replace("\\\n", " ").split() if m else None
 
 
-def ab_main(bench, log, out):
-    """A benchmark that compares through zswbctl ab: its table and JSON,
-    each comparison's runs kept beside the JSON as ab's CSV."""
-    comps = ab_comparisons(log)
-    if not comps:
-        print(f"report.py: no zswbctl ab comparison (ABSIDES) in {log}", file=sys.stderr)
-        return 1
+def table_keys(bench, comps):
+    """The keys of bench's tables (ab_key()): its BENCH_TABLE, or without
+    one the primary metric of each comparison, then every metric of the
+    command's own (cmd.*) that the comparisons measured."""
+    metrics = bench_table(bench)
+    if metrics is None:
+        metrics = [p for _, _, p in comps.values() if p]
+        metrics += [m for _, lines, _ in comps.values() if lines
+                    for m in lines[0].split(",") if m.startswith("cmd.")]
+    keys = OrderedDict((ab_key(bench, m), None) for m in metrics if ab_key(bench, m))
+    return list(keys)
+
+
+def ab_main(bench, comps, out):
+    """A benchmark that compares through zswbctl ab (comps: ab_comparisons()):
+    its table and JSON, each comparison's runs kept beside the JSON as ab's
+    CSV."""
     if out:
         csv_dir = os.path.dirname(out) or "."
         os.makedirs(csv_dir, exist_ok=True)
@@ -540,9 +516,10 @@ def ab_main(bench, log, out):
         with tempfile.TemporaryDirectory() as tmp:
             meds = from_ab(bench, comps, tmp)
     print(f"== {title(bench)}")
-    print(ab_tables(meds, AB_TABLE_KEYS[bench]))
+    keys = table_keys(bench, comps)
+    print(ab_tables(meds, keys))
     if bench == "apps":
-        print(apps_summary(meds))
+        print(apps_summary(meds, keys))
         print(apps_compact(meds))
     if out:
         with open(out, "w") as f:
@@ -631,8 +608,10 @@ def figures(src, dst):
     plt.rcParams["svg.hashsalt"] = "zswap_wb"
     os.makedirs(dst, exist_ok=True)
     out = []
-    for bench in AB_BENCHES:
-        out += fig_ab(bench, src, dst)
+    for conf in sorted(glob.glob(os.path.join(CONF_DIR, "*.conf"))):
+        bench = os.path.basename(conf)[:-len(".conf")]
+        if bench != "common":
+            out += fig_ab(bench, src, dst)
     path = os.path.join(src, "prompt-free.json")
     if os.path.exists(path):
         with open(path) as f:
@@ -653,7 +632,8 @@ def figures(src, dst):
 
 
 # The metrics of a benchmark's figure beside the primary one: what the
-# policy acts on, and the tail latency where the workload has it.
+# policy acts on, and the tail latency where the workload has it. A
+# benchmark not named here has the primary alone.
 FIG_AB_KEYS = {
     "apps": ("vmstat.pgrotated", "memory.stat.pgsteal", "cmd.p95_ms"),
     "prompt-free": ("vmstat.pgrotated", "cpu.usage_usec", "psi.memory_some_us",
@@ -667,26 +647,46 @@ FIG_AB_KEYS = {
 }
 
 
+def json_primary(bench, data, group, kind, header):
+    """The primary metric of the comparison (group, kind) of bench, as the
+    header of its CSV names it: the "primary" of a side of its group in
+    bench's JSON (data) on that swap kind, or on any where the JSON does
+    not say the kind; None where the JSON has none."""
+    for vals in data.get(ab_group(bench, group, kind), {}).values():
+        if vals.get("primary") and vals.get("kind", kind) == kind:
+            for m in header.split(","):
+                if ab_key(bench, m) == vals["primary"]:
+                    return m
+    return None
+
+
 def fig_ab(bench, src, dst):
     """An SVG per comparison of bench whose CSV has enough pairs for a
-    verdict, drawn by zswbctl-plot from zswbctl ab's report on it: each
-    pair's side/A as a point, the change with its 95% interval, the
-    verdict in the title. The names of the files written."""
-    import glob
+    verdict and whose primary metric bench's JSON names, drawn by
+    zswbctl-plot from zswbctl ab's report on it: each pair's side/A as a
+    point, the change with its 95% interval, the verdict in the title.
+    The names of the files written."""
     import os
     import tempfile
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = []
+    data = {}
+    if os.path.exists(os.path.join(src, f"{bench}.json")):
+        with open(os.path.join(src, f"{bench}.json")) as f:
+            data = json.load(f)
     for csv_path in sorted(glob.glob(os.path.join(src, f"{bench}-*.csv"))):
         name = os.path.basename(csv_path)[:-4]
         parts = name[len(bench) + 1:].split("-")
-        group = parts[0] if len(parts) == 2 else bench
-        if len(parts) not in (1, 2) or group not in AB_PRIMARY[bench]:
+        if len(parts) not in (1, 2):
             continue
+        group, kind = (parts[0] if len(parts) == 2 else bench), parts[-1]
         with open(csv_path) as f:
             lines = f.read().splitlines()
+        primary = json_primary(bench, data, group, kind, lines[0] if lines else "")
+        if not primary:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
-            rep = ab_report(lines, os.path.join(tmp, "runs.csv"), AB_PRIMARY[bench].get(group))
+            rep = ab_report(lines, os.path.join(tmp, "runs.csv"), primary)
             if not rep or rep["pairs"] < 6:
                 continue
             report = os.path.join(tmp, "report.json")
@@ -694,7 +694,7 @@ def fig_ab(bench, src, dst):
                 json.dump(rep, f)
             cmd = ["/usr/bin/python3", os.path.join(top, "tools", "zswbctl", "zswbctl-plot"),
                    "-m", rep["primary"]]
-            for k in FIG_AB_KEYS[bench]:
+            for k in FIG_AB_KEYS.get(bench, ()):
                 if k in rep["report"]:
                     cmd += ["-m", k]
             cmd += ["-o", os.path.join(dst, f"{name}.svg"), report]
@@ -715,11 +715,13 @@ def main():
         print(__doc__, file=sys.stderr)
         return 64
     bench, log = sys.argv[1], sys.argv[2]
-    if bench in AB_BENCHES:
-        return ab_main(bench, log, sys.argv[3] if len(sys.argv) > 3 else None)
+    comps = ab_comparisons(log)
+    if comps:
+        return ab_main(bench, comps, sys.argv[3] if len(sys.argv) > 3 else None)
     runs = parse(results(log))
     if not runs:
-        print(f"report.py: no RESULT line in {log}", file=sys.stderr)
+        print(f"report.py: no zswbctl ab comparison (ABSIDES) nor RESULT line in {log}",
+              file=sys.stderr)
         return 1
     meds = medians(runs)
     keys = []
