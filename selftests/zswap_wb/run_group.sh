@@ -28,6 +28,7 @@
 cd "$(dirname "$0")" || exit 1
 . ./ktap_helpers.sh
 . ./lib.sh
+. ./progs.sh
 
 # desc TEST ARG...: the test's DESC line, "$1" replaced by the first ARG.
 desc() {
@@ -36,32 +37,6 @@ desc() {
 	d=$(sed -n 's/^# DESC: //p' "$t" | head -1)
 	[ -n "$d" ] || d=${t%.sh}
 	printf '%s\n' "$d" | awk -v a="${1:-}" '{ gsub(/\$1/, a); print }'
-}
-
-# test_progs GROUP: the TEST_PROGS of GROUP's Makefile, one a line, in
-# order (its "TEST_PROGS += X" and "TEST_PROGS := X Y \\" lines; this runs
-# where there is no make).
-test_progs() {
-	awk '/^TEST_PROGS[ \t]*[:+]?=/ { sub(/^TEST_PROGS[ \t]*[:+]?=/, ""); more = 1 }
-		more { more = sub(/\\$/, ""); for (i = 1; i <= NF; i++) print $i }' "$1/Makefile"
-}
-
-# check_progs GROUP: every *.sh of GROUP is in its TEST_PROGS and every
-# TEST_PROGS is an executable script of GROUP; says what is not.
-check_progs() {
-	local progs f t bad=0
-	progs=" $(test_progs "$1" | tr '\n' ' ') "
-	for f in "$1"/*.sh; do
-		[ -e "$f" ] || continue
-		case "$progs" in
-		*" ${f##*/} "*) ;;
-		*) ktap_print_msg "$f is not in $1/Makefile's TEST_PROGS"; bad=1 ;;
-		esac
-	done
-	for t in $progs; do
-		[ -x "$1/$t" ] || { ktap_print_msg "$1/Makefile: TEST_PROGS $t is not an executable script of $1"; bad=1; }
-	done
-	return $bad
 }
 
 # kconfig: the running kernel's config, from /proc/config.gz or, without
