@@ -113,7 +113,9 @@ run_suite() {
 	echo $(( $(date +%s) - start )) > "$out/$1.secs"
 }
 
-# times_save SUITE...: their times of this run into $TIMES.
+# times_save SUITE...: their times of this run into $TIMES, failed or
+# not: a suite that failed held its lane as long (one that hung, until
+# its timeout); with none, $TIMES is left as it is.
 times_save() {
 	local s
 	for s in "$@"; do

@@ -28,9 +28,9 @@ bench_knobs_doc() {
 # reads each file's BENCH_TABLE as sh does, and report.py draws the
 # figures of results.rst from the committed JSON.
 suite_bench_args() {
-	local msg v f bad=""
+	local msg v w f bad=""
 	ktap_print_header
-	ktap_set_plan 12
+	ktap_set_plan 13
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -47,6 +47,17 @@ suite_bench_args() {
 			echo "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_BENCH_JOBS=$v is refused"
 		fi
 	done
+	# A knob of apps that does not evaluate fails apps alone, clearly.
+	f=$(ZSWB_CACHE=$out/cache ZSWB_APPS_ROUNDS=x bash tools/bench/run.sh --plan store 2>&1)
+	v=$?
+	msg=$(ZSWB_CACHE=$out/cache ZSWB_APPS_ROUNDS=x bash tools/bench/run.sh --plan apps 2>&1)
+	w=$?
+	if [ $v = 0 ] && [[ $f =~ ^[0-9]+\ store$ ]] && [ $w = 1 ] &&
+	   [[ $msg == *"error: tools/bench/config/apps.conf: a knob is not valid"* ]]; then
+		ktap_test_pass "ZSWB_APPS_ROUNDS=x fails make bench of apps, named, and not of store"
+	else
+		printf '%s\n' "$f" "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_APPS_ROUNDS=x fails make bench of apps, named, and not of store"
+	fi
 	bench_apps_plan
 	# The files in any order, the knobs of each in the file's order.
 	bench_knobs_conf | sort -s -k1,1 > "$out/knobs.conf"

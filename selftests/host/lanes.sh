@@ -58,9 +58,9 @@ fake_tree() {
 }
 
 suite_lanes() {
-	local t got msg
+	local t got msg ok
 	ktap_print_header
-	ktap_set_plan 12
+	ktap_set_plan 14
 
 	# Measured items by their times, the rest by their defaults: c, never
 	# measured, weighs its 7 between a's 9 and b's 2.
@@ -132,6 +132,21 @@ suite_lanes() {
 	same "old s1 new s3 s2 " "$got" && same "$(printf 'old 100\ns3 3\ns1 50\ns2 2')" "$(cat "$out/times")"
 	result "lanes_save: a run's times replace the old ones and order the next run"
 
+	# A run that measured nothing (make check of host suites only) leaves
+	# the file as it is, or absent; a save leaves it 0644 whatever the
+	# umask, beside its lock file.
+	: > "$out/log"
+	printf 'junk\nold 5\n' > "$out/keep"
+	chmod 0600 "$out/keep"
+	: | lanes_save "$out/keep" && printf 'x y\n' | lanes_save "$out/none" &&
+		same "$(printf 'junk\nold 5')" "$(cat "$out/keep")" && [ ! -e "$out/none" ] &&
+		same 600 "$(stat -c %a "$out/keep")" &&
+		(umask 077; echo "new 6" | lanes_save "$out/keep") &&
+		same "$(printf 'old 5\nnew 6')" "$(cat "$out/keep")" &&
+		same 644 "$(stat -c %a "$out/keep")" && [ -f "$out/keep.lock" ] &&
+		same "" "$(ls "$out" | grep '^keep\.' | grep -vx keep.lock)"
+	result "lanes_save: nothing to save leaves the file alone; a saved file is 0644"
+
 	# make bench finds its benchmarks from tools/bench/config/*.conf.
 	: > "$out/log"
 	t=$(ls tools/bench/config/*.conf | sed 's|.*/||; s|\.conf$||' | grep -vx common | tr '\n' ' ')
@@ -148,19 +163,48 @@ suite_lanes() {
 	echo "$msg" > "$out/log"
 	result "make bench: an unknown name is refused, the benchmarks listed"
 
-	# A benchmark's file that lacks a declaration is refused, named.
+	# A benchmark's file that lacks a declaration is refused, named, when
+	# it is asked (BENCH_DEFAULT, read as written, by every run).
 	fake_tree
 	sed -i '/^BENCH_ESTIMATE=/d' "$out/tree/tools/bench/config/store.conf"
-	msg=$(ZSWB_CACHE=$out/cache bash "$out/tree/tools/bench/run.sh" prompt-free 2>&1)
+	msg=$(ZSWB_CACHE=$out/cache bash "$out/tree/tools/bench/run.sh" prompt-free store 2>&1)
 	[ $? = 1 ] && [[ $msg == *"tools/bench/config/store.conf: no valid BENCH_ESTIMATE (seconds)"* ]] &&
 		[[ $msg != *"# vm"* ]]
 	echo "$msg" > "$out/log"
 	fake_tree
 	printf 'ZSWB_NEW=${ZSWB_NEW:-1}\nBENCH_ICOUNT=maybe\nBENCH_DEFAULT=yes\nBENCH_ESTIMATE=5\n' > "$out/tree/tools/bench/config/new.conf"
-	msg=$(ZSWB_CACHE=$out/cache bash "$out/tree/tools/bench/run.sh" --list 2>&1)
+	msg=$(ZSWB_CACHE=$out/cache bash "$out/tree/tools/bench/run.sh" --plan new 2>&1)
 	[ $? = 1 ] && [[ $msg == *"config/new.conf: no valid BENCH_CMD (or BENCH_RUN)"* ]]
 	echo "$msg" >> "$out/log"
+	sed -i 's/^BENCH_DEFAULT=yes$/BENCH_DEFAULT=$X/' "$out/tree/tools/bench/config/new.conf"
+	msg=$(ZSWB_CACHE=$out/cache bash "$out/tree/tools/bench/run.sh" --list 2>&1)
+	[ $? = 1 ] && [[ $msg == *"config/new.conf: no valid BENCH_DEFAULT (yes or no, as written)"* ]]
+	echo "$msg" >> "$out/log"
 	result "make bench: a benchmark's file without a needed declaration is refused, with its name"
+
+	# apps' estimate is its own plan, made only when apps is asked; a
+	# knob of apps that does not evaluate fails a run that asks for apps,
+	# the file named, and no other.
+	: > "$out/log"
+	fake_tree
+	printf 'echo planned >> "%s"; echo "vm1: x (42 s)"\n' "$out/planned" > "$out/tree/tools/bench/apps/run.sh"
+	rm -f "$out/planned"
+	sed -i 's|^BENCH_CMD="|&ZSWB_FAKE_SLEEP=0 |' "$out/tree/tools/bench/config/store.conf"
+	ok=1
+	ZSWB_CACHE=$out/cache-apps bash "$out/tree/tools/bench/run.sh" --list > /dev/null 2>> "$out/log" &&
+		ZSWB_CACHE=$out/cache-apps bash "$out/tree/tools/bench/run.sh" --plan store > /dev/null 2>> "$out/log" &&
+		[ ! -e "$out/planned" ] || ok=0
+	got=$(ZSWB_CACHE=$out/cache-apps ZSWB_BENCH_JOBS=1 bash "$out/tree/tools/bench/run.sh" --plan apps store 2>> "$out/log")
+	same "42 apps" "$(echo "$got" | head -n 1)" && same planned "$(cat "$out/planned" 2>&1)" || ok=0
+	msg=$(ZSWB_APPS_ROUNDS=x ZSWB_CACHE=$out/cache-apps bash "$out/tree/tools/bench/run.sh" store 2>&1) &&
+		[[ $msg == *"== report store"* ]] || ok=0
+	echo "$msg" >> "$out/log"
+	msg=$(ZSWB_APPS_ROUNDS=x ZSWB_CACHE=$out/cache-apps bash "$out/tree/tools/bench/run.sh" --plan store apps 2>&1)
+	[ $? = 1 ] && [[ $msg == *"apps.conf: line "*"x: unbound variable"* ]] &&
+		[[ $msg == *"error: tools/bench/config/apps.conf: a knob is not valid"* ]] || ok=0
+	echo "$msg" >> "$out/log"
+	[ "$ok" = 1 ]
+	result "make bench: apps' plan only when apps is asked; a bad knob of apps fails only a run that asks for it"
 
 	# A run of two stub benchmarks in two lanes, longest first by the
 	# times file; each one's time saved, and the next run ordered by it.

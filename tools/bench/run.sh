@@ -34,22 +34,16 @@ conf=tools/bench/config
 TIMES=$ZSWB_CACHE/bench-seconds
 
 # bench_load NAME: the knobs and declarations of config/NAME.conf (after
-# common.conf's), each declaration checked.
+# common.conf's), each declaration checked. A knob that does not evaluate
+# (ZSWB_APPS_ROUNDS=x) fails here, with the shell's error and the file
+# named; only the benchmarks asked are loaded, so it fails those alone.
 bench_load() {
 	local bad=""
 	unset BENCH_CMD BENCH_RUN BENCH_ICOUNT BENCH_TIMEOUT BENCH_DEFAULT BENCH_ESTIMATE
+	(. "$conf/common.conf" && . "$conf/$1.conf") > /dev/null ||
+		zswb_die "$conf/$1.conf: a knob is not valid (the shell says which above)"
 	. "$conf/common.conf"
 	. "$conf/$1.conf"
-	# apps has its own host driver and is not in the default run; what its
-	# file leaves out is declared here. Its estimate is its --plan in one
-	# VM, as a lane runs it, or its VM's timeout if that plan fails.
-	if [ "$1" = apps ]; then
-		: "${BENCH_RUN:=tools/bench/apps/run.sh}" "${BENCH_DEFAULT:=no}"
-		[ -n "${BENCH_ESTIMATE:-}" ] ||
-			BENCH_ESTIMATE=$(ZSWB_BENCH_JOBS=1 bash "$BENCH_RUN" --plan 2>/dev/null |
-				sed -n 's/^vm1: .*(\([0-9]*\) s)$/\1/p')
-		: "${BENCH_ESTIMATE:=$ZSWB_APPS_TIMEOUT}"
-	fi
 	if [ -n "${BENCH_RUN:-}" ]; then
 		[ -f "$BENCH_RUN" ] || bad="$bad BENCH_RUN (a script, not '$BENCH_RUN')"
 	elif [ -n "${BENCH_CMD:-}" ]; then
@@ -67,15 +61,40 @@ bench_load() {
 	yes|no) ;;
 	*) bad="$bad BENCH_DEFAULT (yes or no)" ;;
 	esac
-	case "${BENCH_ESTIMATE:-}" in
-	''|*[!0-9]*) bad="$bad BENCH_ESTIMATE (seconds)" ;;
+	# apps has no BENCH_ESTIMATE: its estimate is its own plan
+	# (bench_estimate).
+	case "$1:${BENCH_ESTIMATE:-}" in
+	apps:) ;;
+	*:|*:*[!0-9]*) bad="$bad BENCH_ESTIMATE (seconds)" ;;
 	esac
 	[ -z "$bad" ] || zswb_die "$conf/$1.conf: no valid$bad"
 }
 
-# bench_get NAME: config/NAME.conf's "BENCH_DEFAULT BENCH_ESTIMATE".
-bench_get() {
-	(bench_load "$1" && echo "$BENCH_DEFAULT $BENCH_ESTIMATE")
+# bench_estimate NAME: the seconds config/NAME.conf's BENCH_ESTIMATE
+# gives, its file loaded and checked. apps': its --plan in one VM, as a
+# lane runs it (its errors shown), or its VM's timeout if that plan fails.
+bench_estimate() {
+	(
+		bench_load "$1"
+		if [ "$1" = apps ] && [ -z "${BENCH_ESTIMATE:-}" ]; then
+			BENCH_ESTIMATE=$(ZSWB_BENCH_JOBS=1 bash "$BENCH_RUN" --plan |
+				sed -n 's/^vm1: .*(\([0-9]*\) s)$/\1/p')
+			: "${BENCH_ESTIMATE:=$ZSWB_APPS_TIMEOUT}"
+		fi
+		echo "$BENCH_ESTIMATE"
+	)
+}
+
+# bench_default NAME: config/NAME.conf's BENCH_DEFAULT as written (yes or
+# no, no $), read without loading the file: the default run and --list
+# load no benchmark's knobs.
+bench_default() {
+	local d
+	d=$(sed -n 's/^BENCH_DEFAULT=//p' "$conf/$1.conf" | tail -n 1)
+	case "$d" in
+	yes|no) echo "$d" ;;
+	*) zswb_die "$conf/$1.conf: no valid BENCH_DEFAULT (yes or no, as written)" ;;
+	esac
 }
 
 # knobs NAME: an export of every knob of config/NAME.conf (loaded first,
@@ -123,12 +142,10 @@ case "${1:-}" in
 --list) list=1; shift ;;
 --plan) plan=1; shift ;;
 esac
-declare -A ESTIMATE
 for n in $ALL; do
-	d=$(bench_get "$n") || exit 1
-	ESTIMATE[$n]=${d#* }
-	[ "$list" = 0 ] || echo "$n $([ "${d% *}" = yes ] && echo default || echo extra)"
-	[ "${d% *}" = no ] || DEFAULT="${DEFAULT:-} $n"
+	d=$(bench_default "$n") || exit 1
+	[ "$list" = 0 ] || echo "$n $([ "$d" = yes ] && echo default || echo extra)"
+	[ "$d" = no ] || DEFAULT="${DEFAULT:-} $n"
 done
 [ "$list" = 0 ] || exit 0
 names=${*:-${DEFAULT:-}}
@@ -138,6 +155,11 @@ for n in $names; do
 	*" $n "*) ;;
 	*) zswb_die "unknown benchmark '$n' (benchmarks: ${ALL% }; default:${DEFAULT:-})" ;;
 	esac
+done
+# The benchmarks asked, and those alone, loaded and checked.
+declare -A ESTIMATE
+for n in $names; do
+	ESTIMATE[$n]=$(bench_estimate "$n") || exit 1
 done
 
 . "$conf/common.conf"

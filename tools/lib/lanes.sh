@@ -90,27 +90,35 @@ lanes_lane() {
 # lanes_save TIMES: the "ITEM SECONDS" lines of standard input into the
 # file TIMES, each replacing the item's line there (or added after them);
 # the other items' lines are kept, any line that is not "ITEM SECONDS"
-# dropped. The file is replaced whole, never left half written; a TIMES
-# that is not a file is left alone, and the run's times with it.
+# dropped. Without such a line on standard input, TIMES is left as it is.
+# The file is replaced whole, never left half written, and stays readable
+# by all (0644); two runs that save at once take turns on the lock file
+# TIMES.lock, so neither loses the other's times. A TIMES that is not a
+# file is left alone, and the run's times with it.
 lanes_save() {
-	local times=$1 new
+	local times=$1 lines new
+	lines=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/')
+	[ -n "$lines" ] || return 0
 	mkdir -p "$(dirname "$times")" || return 1
 	if [ -e "$times" ] && [ ! -f "$times" ]; then
 		echo "lanes_save: $times is not a file" >&2
 		return 1
 	fi
-	new=$(mktemp "$times.XXXXXX") || return 1
-	awk -v times="$times" 'function keep(k, v) {
-			if (!(k in s))
-				o[++n] = k
-			s[k] = v
-		}
-		BEGIN {
-			while ((getline l < times) > 0)
-				if (split(l, f, " ") == 2 && f[2] ~ /^[0-9]+$/)
-					keep(f[1], f[2])
-		}
-		NF == 2 && $2 ~ /^[0-9]+$/ { keep($1, $2) }
-		END { for (i = 1; i <= n; i++) print o[i], s[o[i]] }' > "$new" &&
-		mv "$new" "$times" || { rm -f "$new"; return 1; }
+	{
+		flock 9 || return 1
+		new=$(mktemp "$times.XXXXXX") || return 1
+		printf '%s\n' "$lines" | awk -v times="$times" 'function keep(k, v) {
+				if (!(k in s))
+					o[++n] = k
+				s[k] = v
+			}
+			BEGIN {
+				while ((getline l < times) > 0)
+					if (split(l, f, " ") == 2 && f[2] ~ /^[0-9]+$/)
+						keep(f[1], f[2])
+			}
+			{ keep($1, $2) }
+			END { for (i = 1; i <= n; i++) print o[i], s[o[i]] }' > "$new" &&
+			chmod 0644 "$new" && mv "$new" "$times" || { rm -f "$new"; return 1; }
+	} 9> "$times.lock"
 }
