@@ -13,7 +13,7 @@
 # Makefile with one rule per object, its command unchanged except that the
 # source tree is $(SRC) and "ccache gcc" is gcc:
 #
-#   make -C OUT/obj -j2          build the objects (what is timed)
+#   make -C OUT/obj -jN          build the objects (what is timed)
 #   make -C OUT/obj clean        remove them
 #
 # OUT must not exist. Prints the number of objects and the size of the tree.
