@@ -134,21 +134,9 @@ build_run() {
 	t1=$(uptime_s)
 	# overlap_s: the union of the instants when two or more objects were
 	# being compiled.
-	app="build_s=$(elapsed "$t0" "$t1") overlap_s=$(awk '
-		{ ev[n++] = $2 " 1"; ev[n++] = $3 " -1" }
-		END {
-			for (i = 0; i < n; i++) { split(ev[i], e, " "); t[i] = e[1]; d[i] = e[2] }
-			for (i = 1; i < n; i++)
-				for (j = i; j > 0 && (t[j - 1] > t[j] || (t[j - 1] == t[j] && d[j - 1] > d[j])); j--) {
-					x = t[j]; t[j] = t[j - 1]; t[j - 1] = x
-					x = d[j]; d[j] = d[j - 1]; d[j - 1] = x
-				}
-			for (i = 0; i < n; i++) {
-				if (run >= 2) o += t[i] - last
-				run += d[i]; last = t[i]
-			}
-			printf "%.2f", o
-		}' /tmp/build.times)"
+	app="build_s=$(elapsed "$t0" "$t1") overlap_s=$(awk '{ print $2, 1; print $3, -1 }' /tmp/build.times |
+		sort -k1,1n -k2,2n |
+		awk '{ if (run >= 2) o += $1 - last; run += $2; last = $1 } END { printf "%.2f", o }')"
 	echo "# build schedule:" $(awk -v t0="$t0" '{ printf "%s %.2f %.2f ", $1, $2 - t0, $3 - t0 }' /tmp/build.times)
 }
 
