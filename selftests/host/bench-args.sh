@@ -25,12 +25,12 @@ bench_knobs_doc() {
 
 # make bench refuses bad input before it builds or boots anything,
 # running.rst lists its knobs as tools/bench/config sets them, report.py
-# reads each file's BENCH_TABLE as sh does, and report.py draws the
+# reads each BENCH_TABLE and BENCH_FIGURE as sh does, and report.py draws the
 # figures of results.rst from the committed JSON.
 suite_bench_args() {
 	local msg v w f bad=""
 	ktap_print_header
-	ktap_set_plan 13
+	ktap_set_plan 14
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -68,7 +68,8 @@ suite_bench_args() {
 		sed 's/^/# /' "$out/knobs.diff"
 		ktap_test_fail "running.rst lists the benchmark knobs with their defaults"
 	fi
-	bench_table_conf
+	bench_list_conf BENCH_TABLE
+	bench_list_conf BENCH_FIGURE
 	# Every figure results.rst includes, drawn again from bench-results/
 	# into a directory of its own, as a well-formed SVG.
 	zswb_need python3-matplotlib
@@ -88,21 +89,21 @@ suite_bench_args() {
 	bench_table_default
 }
 
-# BENCH_TABLE of each tools/bench/config file, as sh sources it (set -u,
-# after common.conf, as the guest does) and as report.py reads it, is the
-# same list.
-bench_table_conf() {
-	local f n sh py bad="" desc="report.py reads each BENCH_TABLE of tools/bench/config as sh does"
+# VAR (BENCH_TABLE, BENCH_FIGURE) of each tools/bench/config file, as sh
+# sources it (set -u, after common.conf, as the guest does) and as
+# report.py reads it, is the same list.
+bench_list_conf() {
+	local var=$1 f n sh py bad="" desc="report.py reads each $1 of tools/bench/config as sh does"
 	for f in tools/bench/config/*.conf; do
 		n=$(basename "$f" .conf)
 		[ "$n" != common ] || continue
-		sh=$(sh -uc '. tools/bench/config/common.conf; . "$1"; echo ${BENCH_TABLE:-}' sh "$f" 2>&1) ||
+		sh=$(sh -uc '. tools/bench/config/common.conf; . "$1"; eval echo \${$2:-}' sh "$f" "$var" 2>&1) ||
 			bad="$bad $n(sh)"
 		py=$(python3 -B -c 'import sys; sys.path.insert(0, "tools/bench"); import report
-print(" ".join(report.bench_table(sys.argv[1]) or []))' "$n" 2>&1) || bad="$bad $n(python)"
+print(" ".join(report.bench_list(sys.argv[1], sys.argv[2]) or []))' "$n" "$var" 2>&1) || bad="$bad $n(python)"
 		[ "$sh" = "$py" ] || { bad="$bad $n"; printf '# %s: sh: %s\n# %s: report.py: %s\n' "$n" "$sh" "$n" "$py"; }
 	done
-	if [ -z "$bad" ] && grep -q '^BENCH_TABLE="' tools/bench/config/*.conf; then
+	if [ -z "$bad" ] && grep -q "^$var=\"" tools/bench/config/*.conf; then
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc (not:$bad)"

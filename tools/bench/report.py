@@ -478,17 +478,22 @@ def apps_compact(meds):
     return "\n".join(lines)
 
 
-def bench_table(bench):
-    """The metrics of bench's tables, as ab names them: those of the line
-    BENCH_TABLE="METRIC..." of tools/bench/config/BENCH.conf, taken as
-    written (names between blanks, its lines joined where one ends in a
-    backslash); None without the line."""
+def bench_list(bench, name):
+    """The metrics of the line NAME="METRIC..." (BENCH_TABLE, BENCH_FIGURE)
+    of tools/bench/config/BENCH.conf, taken as written (names between
+    blanks, its lines joined where one ends in a backslash); None without
+    the line."""
     try:
         with open(os.path.join(CONF_DIR, f"{bench}.conf")) as f:
-            m = re.search(r'^BENCH_TABLE="([^"]*)"', f.read(), re.M)
+            m = re.search(rf'^{name}="([^"]*)"', f.read(), re.M)
     except OSError:
         return None
     return m.group(1).replace("\\\n", " ").split() if m else None
+
+
+def bench_table(bench):
+    """The metrics of bench's tables: its BENCH_TABLE (bench_list())."""
+    return bench_list(bench, "BENCH_TABLE")
 
 
 def table_keys(bench, comps):
@@ -631,22 +636,6 @@ def figures(src, dst):
     return 0
 
 
-# The metrics of a benchmark's figure beside the primary one: what the
-# policy acts on, and the tail latency where the workload has it. A
-# benchmark not named here has the primary alone.
-FIG_AB_KEYS = {
-    "apps": ("vmstat.pgrotated", "memory.stat.pgsteal", "cmd.p95_ms"),
-    "prompt-free": ("vmstat.pgrotated", "cpu.usage_usec", "psi.memory_some_us",
-                    "memory.stat.pgscan"),
-    "readahead": ("cmd.random_writes", "vmstat.swap_ra", "memory.stat.zswpin"),
-    "store": ("cmd.rejected_pct", "cmd.over_pct", "cmd.usage_mean_pct"),
-    "shrinker": ("cmd.calls_per_written", "cmd.written_back", "cmd.node_share_pct"),
-    "cluster": ("cmd.rd_req_per_mib", "cmd.adjacent_pct", "cmd.slot_runs"),
-    "throttle": ("cmd.pgscan_kswapd", "cmd.pgsteal_file", "cmd.nr_throttled"),
-    "scope-cost": ("cmd.cpu_s", "wall_s"),
-}
-
-
 def json_primary(bench, data, group, kind, header):
     """The primary metric of the comparison (group, kind) of bench, as the
     header of its CSV names it: the "primary" of a side of its group in
@@ -694,7 +683,7 @@ def fig_ab(bench, src, dst):
                 json.dump(rep, f)
             cmd = ["/usr/bin/python3", os.path.join(top, "tools", "zswbctl", "zswbctl-plot"),
                    "-m", rep["primary"]]
-            for k in FIG_AB_KEYS.get(bench, ()):
+            for k in bench_list(bench, "BENCH_FIGURE") or ():
                 if k in rep["report"]:
                     cmd += ["-m", k]
             cmd += ["-o", os.path.join(dst, f"{name}.svg"), report]
