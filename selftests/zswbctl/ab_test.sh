@@ -42,7 +42,7 @@ d=$tmp/debug
 marker=$tmp/ran
 
 ktap_print_header
-ktap_set_plan 81
+ktap_set_plan 82
 
 # res STATUS DESC: one test, passed if STATUS is 0; on failure, what ran.
 res() {
@@ -717,6 +717,21 @@ EOF
 [[ $rc == 0 && $(<"$tmp/check") == ok ]] &&
 	grep -qF "B: B is 100.0% lower [100.0%, 100.0%], p = 0.0078 (adjusted), 8 pairs" "$tmp/rel.svg"
 res $? "zswbctl-plot: a side on the rel scale is each pair's B/A, diff 1 + (B - A) / A's median"
+# Six sides' settings go over as many title lines as fit the width, none
+# split, every side once, in order.
+$py -B - "$plot" <<'EOF' >"$tmp/check" 2>&1
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("plot", sys.argv[1])
+plot = importlib.util.module_from_spec(importlib.util.spec_from_loader("plot", loader))
+loader.exec_module(plot)
+labels = [f"{c}: async_free=Y readahead_policy=skip_zswap_slots shrink_policy=per_node"
+          for c in "ABCDEF"]
+rows = plot.setting_rows(labels)
+print("ok" if len(rows) == 3 and all(len(r) <= 150 for r in rows)
+      and "; ".join(rows) == "; ".join(labels) else f"not ok {rows}")
+EOF
+[[ $(<"$tmp/check") == ok ]]
+res $? "zswbctl-plot: the sides' settings wrap at the figure's width, none split"
 "$plot" -m nosuch -o "$tmp/x.png" "$tmp/runs.json" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [[ $rc == 64 && $(<"$tmp/err") == "zswbctl-plot: no metric 'nosuch' in the report"* && ! -e $tmp/x.png ]]
