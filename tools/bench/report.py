@@ -30,7 +30,9 @@ which become a table of each variant's values and its JSON.
 figures: an SVG per comparison of a benchmark of tools/bench/config
 whose CSV and JSON are in RESULTS_DIR, drawn by zswbctl-plot from ab's
 report (fig_ab()), and the free-latency and shrink-calls pictures from
-prompt-free.json and shrinker.json.
+prompt-free.json and shrinker.json. A comparison of another boot kept
+beside the latest of its group and kind is BENCH-[GROUP-]KIND.TAG.csv,
+renamed so by hand; it is drawn as BENCH-[GROUP-]KIND.TAG.svg.
 """
 import glob
 import json
@@ -665,7 +667,7 @@ def fig_ab(bench, src, dst):
             data = json.load(f)
     for csv_path in sorted(glob.glob(os.path.join(src, f"{bench}-*.csv"))):
         name = os.path.basename(csv_path)[:-4]
-        parts = name[len(bench) + 1:].split("-")
+        parts = name[len(bench) + 1:].split(".")[0].split("-")
         if len(parts) not in (1, 2):
             continue
         group, kind = (parts[0] if len(parts) == 2 else bench), parts[-1]
