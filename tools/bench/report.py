@@ -32,7 +32,8 @@ whose CSV and JSON are in RESULTS_DIR, drawn by zswbctl-plot from ab's
 report (fig_ab()), and the free-latency and shrink-calls pictures from
 prompt-free.json and shrinker.json. A comparison of another boot kept
 beside the latest of its group and kind is BENCH-[GROUP-]KIND.TAG.csv,
-renamed so by hand; it is drawn as BENCH-[GROUP-]KIND.TAG.svg.
+renamed so by hand, its JSON, if kept, as the group GROUP.TAG; it is
+drawn as BENCH-[GROUP-]KIND.TAG.svg.
 """
 import glob
 import json
@@ -667,13 +668,18 @@ def fig_ab(bench, src, dst):
             data = json.load(f)
     for csv_path in sorted(glob.glob(os.path.join(src, f"{bench}-*.csv"))):
         name = os.path.basename(csv_path)[:-4]
-        parts = name[len(bench) + 1:].split(".")[0].split("-")
+        base, _, tag = name.partition(".")
+        parts = base[len(bench) + 1:].split("-")
         if len(parts) not in (1, 2):
             continue
         group, kind = (parts[0] if len(parts) == 2 else bench), parts[-1]
         with open(csv_path) as f:
             lines = f.read().splitlines()
-        primary = json_primary(bench, data, group, kind, lines[0] if lines else "")
+        header = lines[0] if lines else ""
+        primary = None
+        if tag and group != bench:
+            primary = json_primary(bench, data, f"{group}.{tag}", kind, header)
+        primary = primary or json_primary(bench, data, group, kind, header)
         if not primary:
             continue
         with tempfile.TemporaryDirectory() as tmp:
