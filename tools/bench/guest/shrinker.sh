@@ -208,6 +208,14 @@ fi
 
 pairs=${1:-$ZSWB_BENCH_PAIRS}
 shift
+# The cases are checked before anything is set up.
+[ $# -gt 0 ] || { echo "shrinker.sh: no case (ZSWB_BENCH_SHRINK_CASES: case1, case2a, case2b)" >&2; exit 64; }
+for c in "$@"; do
+	case $c in
+	case1|case2a|case2b) ;;
+	*) echo "ZSWB_BENCH_SHRINK_CASES: no case $c (case1, case2a, case2b)" >&2; exit 64 ;;
+	esac
+done
 modprobe zswap_wb || exit 1
 # Every shrink policy the loaded module offers, in its order (debugfs
 # schema): a policy added to the module is benchmarked with no edit here.
@@ -271,7 +279,6 @@ for c in "$@"; do
 	case1) echo 1 > $P/max_pool_percent; set -- "$@" --memory-max max ;;
 	case2a) echo 1 > $P/max_pool_percent; set -- "$@" --memory-max 128M ;;
 	case2b) echo 50 > $P/max_pool_percent; set -- "$@" --memory-max 128M --zswap-max 32M ;;
-	*) echo "no case $c (case1, case2a, case2b)" >&2; rc=64; continue ;;
 	esac
 	if [ -n "$ZSWB_BENCH_SHRINK_PRECISION" ] && [ "$pairs" -gt 6 ]; then
 		set -- "$@" --pairs 6 --precision "$ZSWB_BENCH_SHRINK_PRECISION%" --max-pairs "$pairs"
