@@ -494,16 +494,11 @@ def bench_list(bench, name):
     return m.group(1).replace("\\\n", " ").split() if m else None
 
 
-def bench_table(bench):
-    """The metrics of bench's tables: its BENCH_TABLE (bench_list())."""
-    return bench_list(bench, "BENCH_TABLE")
-
-
 def table_keys(bench, comps):
     """The keys of bench's tables (ab_key()): its BENCH_TABLE, or without
     one the primary metric of each comparison, then every metric of the
     command's own (cmd.*) that the comparisons measured."""
-    metrics = bench_table(bench)
+    metrics = bench_list(bench, "BENCH_TABLE")
     if metrics is None:
         metrics = [p for _, _, p in comps.values() if p]
         metrics += [m for _, lines, _ in comps.values() if lines
