@@ -30,7 +30,7 @@ bench_knobs_doc() {
 suite_bench_args() {
 	local msg v w f bad=""
 	ktap_print_header
-	ktap_set_plan 14
+	ktap_set_plan 15
 	msg=$(bash tools/bench/run.sh prompt-free nosuch 2>&1)
 	# Names are checked before the first benchmark boots its VM.
 	if [ $? = 1 ] && [[ $msg == *"unknown benchmark 'nosuch'"* ]] &&
@@ -57,6 +57,19 @@ suite_bench_args() {
 		ktap_test_pass "ZSWB_APPS_ROUNDS=x fails make bench of apps, named, and not of store"
 	else
 		printf '%s\n' "$f" "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_APPS_ROUNDS=x fails make bench of apps, named, and not of store"
+	fi
+	# The shrinker's precision stop: off runs ZSWB_BENCH_PAIRS pairs
+	# (the guest is given "off"); anything but off or 1 to 99 is refused.
+	f=$(ZSWB_CACHE=$out/cache ZSWB_BENCH_SHRINK_PRECISION=off bash tools/bench/run.sh --plan shrinker 2>&1)
+	v=$?
+	msg=$(ZSWB_CACHE=$out/cache ZSWB_BENCH_SHRINK_PRECISION=5% bash tools/bench/run.sh --plan shrinker 2>&1)
+	w=$?
+	if [ $v = 0 ] && [[ $f =~ ^[0-9]+\ shrinker$ ]] && [ $w = 1 ] &&
+	   [[ $msg == *"ZSWB_BENCH_SHRINK_PRECISION: a half-width in % (1 to 99) or off, not '5%'"* ]] &&
+	   [ "$(. tools/bench/config/common.conf; ZSWB_BENCH_SHRINK_PRECISION=off; . tools/bench/config/shrinker.conf; echo "$ZSWB_BENCH_SHRINK_PRECISION")" = off ]; then
+		ktap_test_pass "ZSWB_BENCH_SHRINK_PRECISION=off is kept, =5% is refused"
+	else
+		printf '%s\n' "$f" "$msg" | sed 's/^/# /'; ktap_test_fail "ZSWB_BENCH_SHRINK_PRECISION=off is kept, =5% is refused"
 	fi
 	bench_apps_plan
 	# The files in any order, the knobs of each in the file's order.

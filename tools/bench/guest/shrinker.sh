@@ -5,7 +5,7 @@
 #   shrinker.sh PAIRS CASE...     CASE: case1, case2a, case2b
 # For each CASE one zswbctl ab: shrink_policy stock (A) against every other
 # policy the module offers (B, C, ...), an A/A pair then PAIRS pairs (with
-# ZSWB_BENCH_SHRINK_PRECISION, 6 pairs and more until the primary
+# ZSWB_BENCH_SHRINK_PRECISION but off, 6 pairs and more until the primary
 # metric's interval is that narrow, at most PAIRS), each
 # policy's run next to a stock run, each run in a fresh memcg of ab's after
 # the page cache is dropped, on disk swap. The primary metric is the
@@ -280,7 +280,7 @@ for c in "$@"; do
 	case2a) echo 1 > $P/max_pool_percent; set -- "$@" --memory-max 128M ;;
 	case2b) echo 50 > $P/max_pool_percent; set -- "$@" --memory-max 128M --zswap-max 32M ;;
 	esac
-	if [ -n "$ZSWB_BENCH_SHRINK_PRECISION" ] && [ "$pairs" -gt 6 ]; then
+	if [ "$ZSWB_BENCH_SHRINK_PRECISION" != off ] && [ "$pairs" -gt 6 ]; then
 		set -- "$@" --pairs 6 --precision "$ZSWB_BENCH_SHRINK_PRECISION%" --max-pairs "$pairs"
 	else
 		set -- "$@" --pairs "$pairs"
