@@ -7,7 +7,8 @@
 # names. KTAP on stdout, a test per table: results.rst line N (the line
 # that ends in "::") and the CSVs named in the text since the previous
 # table, up to and with that line (bench-results/NAME.csv, NAME.csv, or
-# bench-results/NAME-{a,b}.csv for several).
+# bench-results/NAME-{a,b}.csv for several); then one for the intervals
+# of the text between the tables, and one for README's headline.
 import os
 import re
 import subprocess
@@ -79,6 +80,24 @@ for at, csvs, block in tables(lines):
         if not any(h and norm(m.groups()) in h for h in have):
             bad.append(f"line {n}: {m.group(0)} is not ab's")
     tests.append((f"results.rst line {at}: {len(quoted)} changes from {', '.join(csvs) or 'no CSV'}", bad))
+
+# The text between the tables quotes intervals too ("carry 16.0% fewer
+# [12.8%, 21.1%]"), in words that turn the sign: each must be one that ab
+# prints on a committed CSV, as printed or negated.
+INTERVAL = re.compile(r"\[([+-]?\d+(?:\.\d+)?)%, ([+-]?\d+(?:\.\d+)?)%\]")
+printed = set()
+for csv in sorted(os.listdir("bench-results")):
+    if csv.endswith(".csv") and ab_changes(csv) is not None:
+        for m in INTERVAL.finditer(ab_text[csv]):
+            lo, hi = float(m.group(1)), float(m.group(2))
+            printed |= {(lo, hi), (-hi, -lo)}
+in_table = set(n for _, _, block in tables(lines) for n, _ in block)
+bad = [f"line {n}: {m.group(0)} is not ab's on any CSV"
+       for n, l in enumerate(lines, 1) if n not in in_table
+       for m in INTERVAL.finditer(l)
+       if (float(m.group(1)), float(m.group(2))) not in printed]
+quoted = sum(len(INTERVAL.findall(l)) for n, l in enumerate(lines, 1) if n not in in_table)
+tests.append((f"results.rst's text: {quoted} intervals, each ab's on a committed CSV", bad))
 
 # README's headline: "**N% less time on disk swap [LO%, HI%]** (p = P,
 # `bench-results/CSV`)", ab's primary line on CSV as -N% [-HI%, -LO%], p.
