@@ -359,18 +359,25 @@ calls() {
 	echo $(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))
 }
 
-# ra_fill CG SIZE HOLD: start thrash holding SIZE MiB in CG, wait until it
+# ra_fill CG SIZE: start thrash holding SIZE MiB in CG, wait until it
 # has filled its memory, push it out with memory.reclaim. Sets fill_pid.
+# The region stays out until "ra_release $fill_pid" (or WORKLOAD_SECONDS):
+# then thrash reads it back, verifies it and exits with its status.
 ra_fill() {
 	local out=/tmp/fill.$1.$$
 	rm -f $out
-	cg_run "$1" thrash --size "$2" --passes 0 --hold "$3" > $out 2>&1 &
+	cg_run "$1" thrash --size "$2" --passes 0 --hold "$WORKLOAD_SECONDS" > $out 2>&1 &
 	fill_pid=$!
 	while ! grep -q filled $out; do
 		kill -0 $fill_pid 2>/dev/null || return 1
 		sleep 0.2
 	done
 	cg_reclaim "$1" "$2M"
+}
+
+# ra_release PID...: let the regions of ra_fill fault back.
+ra_release() {
+	kill -USR1 "$@"
 }
 
 # ra_setup POLICY CG: for a readahead test, zswap with its shrinker off

@@ -11,7 +11,9 @@
  *
  * Run it inside a memcg whose memory.max is below SIZE to make it swap.
  * --hold SECONDS keeps the memory mapped after the passes (for tests that
- * act while the data is swapped out), then verifies it once more.
+ * act while the data is swapped out), then verifies it once more; SIGUSR1
+ * ends the hold early, so that a test can let it go when it has done what
+ * it does, whatever that took.
  * --random SECONDS then writes random pages for that long, verifying each
  * against the generation it last wrote there (a stress-ng rand-set).
  * --incompressible N makes every Nth page pseudo-random all through: zswap
@@ -34,12 +36,18 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, released;
 
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	released = 1;
 }
 #include <unistd.h>
 
@@ -148,6 +156,7 @@ int main(int argc, char **argv)
 	}
 	madvise(mem, npages * PAGE, MADV_NOHUGEPAGE);
 	signal(SIGTERM, on_term);
+	signal(SIGUSR1, on_usr1);
 	t0 = now();
 	for (pg = 0; pg < npages; pg++)
 		page_io((uint64_t *)(mem + pg * PAGE), pg, gen, 0);
@@ -188,9 +197,13 @@ int main(int argc, char **argv)
 		printf("random writes %lu\n", touched);
 	}
 	if (hold && !stop) {
+		unsigned int left = hold;
+
 		printf("filled\n");
 		fflush(stdout);
-		sleep(hold);
+		/* A handled signal ends sleep() early: SIGUSR1 or SIGTERM. */
+		while (left && !released && !stop)
+			left = sleep(left);
 		for (pg = 0; pg < npages; pg++)
 			mismatches += page_io((uint64_t *)(mem + pg * PAGE), pg,
 					      gen + (pgen ? pgen[pg] : 0), 1) != 0;

@@ -14,12 +14,13 @@ set_param readahead_policy skip_zswap_slots || exit 1
 echo 1 > $ZSWB_DEBUGFS/reset
 cg_new rahalf max
 echo 0 > /sys/module/zswap/parameters/enabled
-ra_fill rahalf 24 20 || exit 1
+ra_fill rahalf 24 || exit 1
 disk_pid=$fill_pid
 echo 1 > /sys/module/zswap/parameters/enabled
-ra_fill rahalf 24 12 || exit 1
+ra_fill rahalf 24 || exit 1
 zswap_pid=$fill_pid
 ra0=$(vmstat swap_ra) hit0=$(vmstat swap_ra_hit) pi0=$(vmstat pswpin) zi0=$(vmstat zswpin)
+ra_release $zswap_pid $disk_pid
 wait $zswap_pid
 rc1=$?
 wait $disk_pid

@@ -13,8 +13,9 @@ ra_zswap_region() {
 	local wb0 po0 ra0 zi0 trc disk
 	ra_setup "$1" ra || return 1
 	wb0=$(vmstat zswpwb) po0=$(vmstat pswpout)
-	ra_fill ra 48 12 || return 1
+	ra_fill ra 48 || return 1
 	ra0=$(vmstat swap_ra) zi0=$(vmstat zswpin)
+	ra_release $fill_pid
 	wait $fill_pid
 	trc=$?
 	ra=$(( $(vmstat swap_ra) - ra0 )) zi=$(( $(vmstat zswpin) - zi0 ))
