@@ -361,8 +361,9 @@ calls() {
 
 # ra_fill CG SIZE: start thrash holding SIZE MiB in CG, wait until it
 # has filled its memory, push it out with memory.reclaim. Sets fill_pid.
-# The region stays out until "ra_release $fill_pid" (or WORKLOAD_SECONDS):
-# then thrash reads it back, verifies it and exits with its status.
+# The region stays out until "ra_release CG" (or WORKLOAD_SECONDS): then
+# thrash reads it back, verifies it and exits; "wait $fill_pid" gives its
+# status.
 ra_fill() {
 	local out=/tmp/fill.$1.$$
 	rm -f $out
@@ -375,9 +376,13 @@ ra_fill() {
 	cg_reclaim "$1" "$2M"
 }
 
-# ra_release PID...: let the regions of ra_fill fault back.
+# ra_release CG: let the regions of ra_fill in CG fault back (SIGUSR1 to
+# the memcg's processes: $fill_pid is cg_run's subshell, not thrash).
 ra_release() {
-	kill -USR1 "$@"
+	local p
+	for p in $(cat "$CG_ROOT/$1/cgroup.procs"); do
+		kill -USR1 $p
+	done
 }
 
 # ra_setup POLICY CG: for a readahead test, zswap with its shrinker off

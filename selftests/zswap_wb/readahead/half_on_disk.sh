@@ -20,7 +20,7 @@ echo 1 > /sys/module/zswap/parameters/enabled
 ra_fill rahalf 24 || exit 1
 zswap_pid=$fill_pid
 ra0=$(vmstat swap_ra) hit0=$(vmstat swap_ra_hit) pi0=$(vmstat pswpin) zi0=$(vmstat zswpin)
-ra_release $zswap_pid $disk_pid
+ra_release rahalf
 wait $zswap_pid
 rc1=$?
 wait $disk_pid

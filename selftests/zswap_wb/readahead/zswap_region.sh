@@ -15,7 +15,7 @@ ra_zswap_region() {
 	wb0=$(vmstat zswpwb) po0=$(vmstat pswpout)
 	ra_fill ra 48 || return 1
 	ra0=$(vmstat swap_ra) zi0=$(vmstat zswpin)
-	ra_release $fill_pid
+	ra_release ra
 	wait $fill_pid
 	trc=$?
 	ra=$(( $(vmstat swap_ra) - ra0 )) zi=$(( $(vmstat zswpin) - zi0 ))
