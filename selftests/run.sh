@@ -28,7 +28,8 @@ HOST=" ${HOST% }"
 # The VM groups are found from the tree: each directory of
 # selftests/zswap_wb with a settings file, which holds, one KEY=VALUE a
 # line, kselftest's timeout= and this project's keys beside it:
-#   timeout=SECONDS     the VM's timeout (ZSWB_VM_TIMEOUT overrides it)
+#   timeout=SECONDS     the VM's timeout (ZSWB_VM_TIMEOUT overrides it;
+#                       times ZSWB_VM_TIMEOUT_SCALE, 1 unless set)
 #   smp=N mem=MIB       the VM's CPUs and memory (default 2 and 2048)
 #   append=ARGS         on the guest kernel's command line
 #   variants=A B ...    a suite per argument, vm-GROUP-A ..., each given
@@ -66,12 +67,13 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # vm_timeout GROUP: the VM's timeout for GROUP, ZSWB_VM_TIMEOUT or the
-# timeout= of the group's settings file (as kselftest's), 1200 s without.
+# timeout= of the group's settings file (as kselftest's), 1200 s without,
+# times ZSWB_VM_TIMEOUT_SCALE (make check-debug: a slower kernel).
 vm_timeout() {
 	local t
 	t=$(setting "$1" timeout)
 	case "$t" in ''|*[!0-9]*) t=1200 ;; esac
-	echo "${ZSWB_VM_TIMEOUT:-$t}"
+	echo $(( ${ZSWB_VM_TIMEOUT:-$t} * ${ZSWB_VM_TIMEOUT_SCALE:-1} ))
 }
 
 # vm_group GROUP [ARG...]: the group's tests in one VM boot
@@ -157,6 +159,11 @@ case "$jobs" in
 ''|*[!0-9]*|0) zswb_die "ZSWB_CHECK_JOBS must be a positive number, not '$jobs'" ;;
 esac
 [ "$jobs" -le 2 ] || jobs=2
+for v in ZSWB_VM_TIMEOUT ZSWB_VM_TIMEOUT_SCALE; do
+	case "${!v-1}" in
+	''|*[!0-9]*|0) zswb_die "$v must be a positive number, not '${!v}'" ;;
+	esac
+done
 
 for s in $suites; do
 	if [ -z "${VM_GROUP[$s]:-}" ] && [ ! -f "selftests/host/$s.sh" ] || [ "$s" = lib ]; then

@@ -60,7 +60,7 @@ fake_tree() {
 suite_lanes() {
 	local t got msg ok
 	ktap_print_header
-	ktap_set_plan 14
+	ktap_set_plan 15
 
 	# Measured items by their times, the rest by their defaults: c, never
 	# measured, weighs its 7 between a's 9 and b's 2.
@@ -242,6 +242,42 @@ suite_lanes() {
 		grep -qx "store 77" "$out/cache/bench-seconds" && grep -q "^prompt-free [0-9]*$" "$out/cache/bench-seconds"
 	{ echo "$msg"; cat "$out/cache/bench-seconds"; } >> "$out/log"
 	result "make bench: a benchmark that fails is named and keeps its time; a corrupt times file is no matter"
+
+	# make check's VM timeouts: each group's settings timeout, or
+	# ZSWB_VM_TIMEOUT, times ZSWB_VM_TIMEOUT_SCALE (make check-debug's 6);
+	# a scale that is not a positive number is refused before any VM.
+	: > "$out/log"
+	fake_tree
+	t=$out/tree
+	mkdir -p "$t/selftests/zswap_wb"
+	cp selftests/run.sh selftests/ktap.sh "$t/selftests/"
+	# Its own cache (the times it saves are a stub's), with the kernel
+	# source that selftests/ktap.sh reads.
+	mkdir -p "$out/cache" && ln -sfn "$ZSWB_SRC" "$out/cache/"
+	for g in basic harden; do
+		mkdir "$t/selftests/zswap_wb/$g"
+		cp "selftests/zswap_wb/$g/settings" "$t/selftests/zswap_wb/$g/"
+	done
+	ok=1
+	h=$(sed -n 's/^timeout=//p' selftests/zswap_wb/harden/settings)
+	b=$(sed -n 's/^timeout=//p' selftests/zswap_wb/basic/settings)
+	same "basic $b harden $h " "$(vm_timeouts env)" || ok=0
+	same "basic $((b * 6)) harden $((h * 6)) " "$(vm_timeouts env ZSWB_VM_TIMEOUT_SCALE=6)" || ok=0
+	same "basic 200 harden 200 " "$(vm_timeouts env ZSWB_VM_TIMEOUT=100 ZSWB_VM_TIMEOUT_SCALE=2)" || ok=0
+	msg=$(ZSWB_CACHE=$out/cache ZSWB_VM_TIMEOUT_SCALE=0 bash "$t/selftests/run.sh" vm-basic 2>&1)
+	[ $? = 1 ] && [[ $msg == *"ZSWB_VM_TIMEOUT_SCALE must be a positive number, not '0'"* ]] &&
+		[[ $msg != *"# vm"* ]] || ok=0
+	echo "$msg" >> "$out/log"
+	[ "$ok" = 1 ]
+	result "make check: a group's VM timeout is its settings', times ZSWB_VM_TIMEOUT_SCALE; a bad scale is refused"
+}
+
+# vm_timeouts ENV-COMMAND...: "GROUP SECONDS " of vm-basic and vm-harden
+# as the fake tree's make check boots them, run under ENV-COMMAND.
+vm_timeouts() {
+	ZSWB_CACHE=$out/cache ZSWB_CHECK_JOBS=1 "$@" bash "$out/tree/selftests/run.sh" vm-harden vm-basic 2>> "$out/log" |
+		tee -a "$out/log" | sed -n 's/.*# vm --timeout \([0-9]*\) .*run_group.sh \([a-z]*\).*/\2 \1/p' |
+		sort | tr '\n' ' '
 }
 
 suite_lanes
