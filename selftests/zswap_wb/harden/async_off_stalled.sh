@@ -40,8 +40,9 @@ poll 40 none_alive $epid $opid
 kill -0 $epid 2>/dev/null && setter_done=0 || setter_done=1
 kill -0 $opid 2>/dev/null && others_done=0 || others_done=1
 # A setter still stuck holds every parameter: read them after resume.
-dmctl resume zswbstall
+# After the suspend has returned: a resume before would be lost.
 wait $spid
+dmctl resume zswbstall
 wait $epid
 wait $opid
 state=$(cat $ZSWB_PARAMS/async_free)

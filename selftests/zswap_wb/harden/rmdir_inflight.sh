@@ -46,8 +46,9 @@ while [ $n -lt 5 ]; do
 	else
 		msg "cycle $n: the memcg's tasks did not exit while the device was held"
 	fi
-	dmctl resume zswbrmdir
+	# After the suspend has returned: a resume before would be lost.
 	wait $spid
+	dmctl resume zswbrmdir
 	wait
 	cg_del rmdirp/gone || bad=1
 	n=$((n + 1))

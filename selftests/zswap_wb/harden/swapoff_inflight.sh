@@ -39,8 +39,11 @@ while [ $n -lt 5 ] && kill -0 $pid 2>/dev/null; do
 	swapoff /dev/$dm > /tmp/swapoff.out 2>&1 &
 	opid=$!
 	sleep 2
-	dmctl resume zswboff
+	# The suspend returns once the writes it found have ended: a resume
+	# before that would leave the device suspended for good (on a slow
+	# kernel the suspend can take longer than these 3 s).
 	wait $spid
+	dmctl resume zswboff
 	wait $opid || { msg "swapoff $n failed: $(cat /tmp/swapoff.out)"; bad=1; }
 	msg "swapoff $n: started with $q folios in flight, raced +$(( $(wbstat raced) - r0 ))"
 	[ "$q" -gt 0 ] && held=$((held + 1))
