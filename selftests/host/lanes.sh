@@ -58,7 +58,7 @@ fake_tree() {
 }
 
 suite_lanes() {
-	local t got msg ok
+	local t got msg ok h b
 	ktap_print_header
 	ktap_set_plan 15
 
