@@ -486,6 +486,7 @@ test_cleanup() {
 	for f in /sys/block/*/make-it-fail; do
 		echo 0 > "$f" 2>/dev/null
 	done
+	echo 1 > /sys/block/vda/queue/rq_affinity 2>/dev/null
 	for f in failslab fail_page_alloc; do
 		echo Y > /sys/kernel/debug/$f/ignore-gfp-wait 2>/dev/null
 	done

@@ -33,7 +33,6 @@ test_cleanup_own() {
 	[ -z "${spin:-}" ] || kill "$spin" 2>/dev/null
 	echo "$rt_runtime" > /proc/sys/kernel/sched_rt_runtime_us
 	echo "$fair_runtime" > $FAIR
-	echo 1 > /sys/block/vda/queue/rq_affinity
 }
 
 need_module || exit 1

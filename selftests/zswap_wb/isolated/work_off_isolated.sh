@@ -16,7 +16,6 @@ T=/sys/kernel/tracing
 I=$T/instances/zswbiso
 test_cleanup_own() {
 	[ -d $I ] && { echo 0 > $I/tracing_on; rmdir $I; }
-	echo 1 > /sys/block/vda/queue/rq_affinity
 }
 
 grep -qx 1 /sys/devices/system/cpu/isolated ||
