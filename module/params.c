@@ -232,13 +232,6 @@ int zswb_param_write(struct zswb_settings *set, const struct zswb_param *p,
 	return ret;
 }
 
-/* Whether the global settings or a bound scope's satisfy @pred. */
-bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set))
-{
-	lockdep_assert_held(&zswb_param_mutex);
-	return pred(&zswb_global.set) || zswb_scopes_any(pred);
-}
-
 /*
  * A module parameter: kp->arg is its row of zswb_params[] (kernel_param's
  * arg is not const; these ops only read it). A refused value is logged

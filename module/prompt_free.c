@@ -332,27 +332,30 @@ static void zswb_marked_done(unsigned long nr)
 	percpu_ref_put_many(&zswb_live, nr);
 }
 
+/* Predicates for zswb_settings_any(): whether @set frees promptly. */
+static bool zswb_frees_sync(const struct zswb_settings *set)
+{
+	return set->v[ZSWB_P_sync_free];
+}
+
+static bool zswb_frees_async(const struct zswb_settings *set)
+{
+	return set->v[ZSWB_P_async_free];
+}
+
 /*
+ * zswb_free_rearm - the arm state machine of the prompt-free path
+ *
  * Arm the writeback point while a policy is on. Disarm it once none is and
  * zswb_live is back to zero: a marked folio whose writeback end is not
  * offered to us would stay off the LRU for good. Called with
  * zswb_param_mutex held; while folios are in flight, the release of
  * zswb_live runs zswb_disarm_work, which calls this again.
  */
-static bool zswb_set_sync(const struct zswb_settings *set)
+static int zswb_free_rearm(void)
 {
-	return set->v[ZSWB_P_sync_free];
-}
-
-static bool zswb_set_async(const struct zswb_settings *set)
-{
-	return set->v[ZSWB_P_async_free];
-}
-
-static int zswb_pf_update(void)
-{
-	bool async = zswb_settings_any(zswb_set_async);
-	bool sync = zswb_settings_any(zswb_set_sync);
+	bool async = zswb_settings_any(zswb_frees_async);
+	bool sync = zswb_settings_any(zswb_frees_sync);
 	bool drained;
 
 	lockdep_assert_held(&zswb_param_mutex);
@@ -404,7 +407,7 @@ static void zswb_disarm_workfn(struct work_struct *work)
 {
 	mutex_lock(&zswb_param_mutex);
 	/* Only turning the policy on can fail, and this does not. */
-	zswb_pf_update();
+	zswb_free_rearm();
 	mutex_unlock(&zswb_param_mutex);
 }
 
@@ -419,7 +422,7 @@ static void zswb_live_release(struct percpu_ref *ref)
  * @on: arm the point before the policy is visible. A writeback already
  * past the point's key could mark a folio whose end a CPU not yet patched
  * would not offer back, and it would stay off the LRU for good. (async_free
- * marks only once zswb_pf_update() made zswb_live live, after it armed;
+ * marks only once zswb_free_rearm() made zswb_live live, after it armed;
  * sync_free's marks, free and keep, are never taken by writeback_end().)
  * Under zswb_param_mutex.
  *
@@ -441,7 +444,7 @@ static int zswb_prompt_free_init(void)
 {
 	int ret;
 
-	/* Dead and zero until async_free is on (zswb_pf_update()). */
+	/* Dead and zero until async_free is on (zswb_free_rearm()). */
 	ret = percpu_ref_init(&zswb_live, zswb_live_release, PERCPU_REF_INIT_DEAD,
 			      GFP_KERNEL);
 	if (ret)
@@ -459,7 +462,7 @@ static int zswb_prompt_free_init(void)
  */
 static int zswb_prompt_free_arm(void)
 {
-	return zswb_pf_update();
+	return zswb_free_rearm();
 }
 
 /*

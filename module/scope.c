@@ -130,19 +130,21 @@ const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup *memcg)
 }
 
 /**
- * zswb_scopes_any - whether a bound scope's settings satisfy @pred
+ * zswb_settings_any - whether the global settings or a bound scope's satisfy @pred
  * @pred: the test
  *
- * For zswb_settings_any(): a point is armed while the global setting or
- * a bound scope's asks for it. Called with zswb_param_mutex held.
+ * A point is armed while the global setting or a bound scope's asks for
+ * it. Called with zswb_param_mutex held.
  *
  * Return: true if one does.
  */
-bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set))
+bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set))
 {
 	struct zswb_scope *sc;
 
 	lockdep_assert_held(&zswb_param_mutex);
+	if (pred(&zswb_global.set))
+		return true;
 	list_for_each_entry(sc, &zswb_scopes, list)
 		if (sc->memcg && pred(&sc->core.set))
 			return true;

@@ -73,7 +73,7 @@ struct zswb_pcpu_stats {
 /*
  * Every event is counted once, in the slot of the scope it belongs to
  * (scope.c): slot 0 is "global", what no scope covers, and is the static
- * per-CPU variable, so that a host with no scope counts exactly as before;
+ * per-CPU variable, so that a host with no scope needs no allocation;
  * slots 1 to ZSWB_NR_SLOTS - 1 are allocated for the scopes as they are
  * made. The host's totals are the sums over every slot (stats.c).
  */
@@ -275,13 +275,6 @@ struct zswb_scope_core {
 extern struct zswb_scope_core zswb_global;
 
 /*
- * Whether a setting of the global parameters or of a bound scope
- * satisfies @pred: a family arms a point while one does. Under
- * zswb_param_mutex.
- */
-bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set));
-
-/*
  * Scopes name cgroups of the memory controller and live in configfs: a
  * kernel without either builds the module without scope.c (Kbuild), and
  * every folio, call and fault follows the global parameters.
@@ -291,7 +284,12 @@ bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set));
 DECLARE_STATIC_KEY_FALSE(zswb_scoped);
 extern struct srcu_struct zswb_scope_srcu;
 const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup *memcg);
-bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set));
+/*
+ * Whether a setting of the global parameters or of a bound scope
+ * satisfies @pred: a family arms a point while one does. Under
+ * zswb_param_mutex.
+ */
+bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set));
 int zswb_scopes_init(void);
 void zswb_scopes_exit(void);
 
@@ -310,14 +308,6 @@ static inline int zswb_scope_lock(void)
 static inline void zswb_scope_unlock(int idx)
 {
 	srcu_read_unlock(&zswb_scope_srcu, idx);
-}
-
-/* The scope of the current task's memcg, under RCU. */
-static inline const struct zswb_scope_core *zswb_scope_of_current(void)
-{
-	if (!zswb_scopes_on())
-		return &zswb_global;
-	return zswb_scope_lookup(mem_cgroup_from_task(current));
 }
 
 /*
@@ -353,19 +343,15 @@ static inline const struct zswb_scope_core *zswb_scope_lookup(struct mem_cgroup 
 	return &zswb_global;
 }
 
-static inline const struct zswb_scope_core *zswb_scope_of_current(void)
-{
-	return &zswb_global;
-}
-
 static inline const struct zswb_scope_core *zswb_scope_of_mm(struct mm_struct *mm)
 {
 	return &zswb_global;
 }
 
-static inline bool zswb_scopes_any(bool (*pred)(const struct zswb_settings *set))
+static inline bool zswb_settings_any(bool (*pred)(const struct zswb_settings *set))
 {
-	return false;
+	lockdep_assert_held(&zswb_param_mutex);
+	return pred(&zswb_global.set);
 }
 
 static inline int zswb_scopes_init(void)

@@ -13,7 +13,7 @@
  * ZSWB_COUNTER(ITEM, name, help): events, counted per CPU with
  *	zswb_count(ZSWB_ITEM) and summed when read; reset zeroes them.
  * ZSWB_NODE_COUNTER(ITEM, name, help): the same per node, counted with
- *	zswb_node_count(nid, ZSWB_NODE_ITEM, n): one line and one file
+ *	zswb_node_count(slot, nid, ZSWB_NODE_ITEM, n): one line and one file
  *	"<name>_node<N>" for each node.
  * ZSWB_GAUGE(name, help): the present state, zswb_gauge_<name>() in
  *	stats.c; reset keeps it.
