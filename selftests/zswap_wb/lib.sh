@@ -4,6 +4,8 @@
 # script (selftests/zswap_wb/GROUP/NAME.sh: '. "$(dirname "$0")/../lib.sh"')
 # and by the group runner (run_group.sh), beside the ones every guest
 # script shares (tools/vm/guest.sh) and the host load's (hostload.sh).
+# A helper that only one group's tests use lives in that group's
+# GROUP.lib (harden.lib, prompt.lib, ...), which its tests source next.
 #
 # Sourced by a test, it arms the cleanup: on any exit of the test (its
 # end, a failed check, a signal) test_cleanup undoes what the test set
@@ -243,16 +245,6 @@ any_alive() {
 	return 1
 }
 
-# none_alive PID...: none of them is running.
-none_alive() { ! any_alive "$@"; }
-
-# wait_inflight N SECONDS: wait until at least N folios are in flight
-# (marked, not yet freed or put back) or SECONDS have passed.
-wait_inflight() {
-	poll "$2" inflight_at_least "$1"
-}
-inflight_at_least() { [ "$(wbstat inflight)" -ge "$1" ]; }
-
 # wait_drained SECONDS: wait until no folio is in flight, or SECONDS
 # have passed.
 wait_drained() {
@@ -272,83 +264,6 @@ unload() {
 	done
 }
 
-# prompt_policy KIND: the prompt-free policy for swap of KIND (the prompt
-# group's argument): sync_free on zram (its writes end before
-# submit_bio() returns), async_free on disk, nvme and file.
-prompt_policy() {
-	case "$1" in
-	zram) echo sync_free ;;
-	disk|nvme|file) echo async_free ;;
-	*) msg "swap kind '$1': zram, disk, nvme or file" >&2; return 1 ;;
-	esac
-}
-
-# shrink_setup CASE: zswap limits for the shrinker tests, shrinker off so
-# that every writeback comes from shrink_memcg(). pool: max_pool_percent=1
-# (shrink_worker), with 32 idle memcgs for the worker to walk as on a host;
-# zswap_max: memory.zswap.max=32M (zswap_store()).
-shrink_setup() {
-	zswap_on
-	echo N > /sys/module/zswap/parameters/shrinker_enabled
-	echo 50 > /sys/module/zswap/parameters/accept_threshold_percent
-	swap_on disk 1500 || return 1
-	cg_new shrink 128M
-	if [ "$1" = pool ]; then
-		idle_memcgs 32 || return 1
-		echo 1 > /sys/module/zswap/parameters/max_pool_percent
-	else
-		echo 50 > /sys/module/zswap/parameters/max_pool_percent
-		echo 32M > $CG_ROOT/shrink/memory.zswap.max
-	fi
-}
-
-shrink_teardown() {
-	cg_del shrink
-	idle_memcgs 0
-	swap_off
-	echo 20 > /sys/module/zswap/parameters/max_pool_percent
-	echo 90 > /sys/module/zswap/parameters/accept_threshold_percent
-	echo Y > /sys/module/zswap/parameters/shrinker_enabled
-	set_param shrink_policy "$(param_default shrink_policy)"
-	set_param shrink_batch "$(param_default shrink_batch)"
-}
-
-# shrink_load SECONDS: random writers, two on each node's CPU; fails on a
-# checksum mismatch.
-shrink_load() {
-	local w
-	for w in 1 2 3 4; do
-		cg_run shrink taskset -c $((w % 2)) thrash --size 64 --passes 0 --random $(($1 * SCALE)) > /tmp/out.$w 2>&1 &
-	done
-	wait
-	if grep -h mismatches /tmp/out.* | grep -qv "mismatches 0"; then
-		msg "$(cat /tmp/out.* | tr '\n' ' ')"
-		return 1
-	fi
-}
-
-# shrink_against_stock CASE POLICY: the shrinker load under CASE
-# (shrink_setup) with stock, then with POLICY: POLICY writes back more in
-# fewer shrink_memcg() calls.
-shrink_against_stock() {
-	local where=$1 pol=$2 p w_stock c_stock w_pol c_pol
-	for p in stock $pol; do
-		shrink_setup "$where" || return 1
-		set_param shrink_policy $p
-		echo 1 > $ZSWB_DEBUGFS/reset
-		shrink_load 10 || { shrink_teardown; return 1; }
-		if [ $p = stock ]; then
-			w_stock=$(written_nodes) c_stock=$(calls)
-		else
-			w_pol=$(written_nodes) c_pol=$(calls)
-		fi
-		msg "$where $p: written back $(written_nodes) in $(calls) shrink_memcg() calls"
-		shrink_teardown
-	done
-	check "$pol writes back more than stock" "[ $w_pol -gt $w_stock ]" &&
-	check "$pol calls shrink_memcg() less than stock" "[ $c_pol -lt $c_stock ]"
-}
-
 # written_nodes, calls: what shrink_memcg() wrote back on both nodes, and
 # how often the worker and the store path called it.
 written_nodes() {
@@ -357,121 +272,6 @@ written_nodes() {
 
 calls() {
 	echo $(( $(wbstat shrink_calls_worker) + $(wbstat shrink_calls_store) ))
-}
-
-# ra_fill CG SIZE: start thrash holding SIZE MiB in CG, wait until it
-# has filled its memory, push it out with memory.reclaim. Sets fill_pid.
-# The region stays out until "ra_release CG" (or WORKLOAD_SECONDS): then
-# thrash reads it back, verifies it and exits; "wait $fill_pid" gives its
-# status.
-ra_fill() {
-	local out=/tmp/fill.$1.$$
-	rm -f $out
-	cg_run "$1" thrash --size "$2" --passes 0 --hold "$WORKLOAD_SECONDS" > $out 2>&1 &
-	fill_pid=$!
-	while ! grep -q filled $out; do
-		kill -0 $fill_pid 2>/dev/null || return 1
-		sleep 0.2
-	done
-	cg_reclaim "$1" "$2M"
-}
-
-# ra_release CG: let the regions of ra_fill in CG fault back (SIGUSR1 to
-# the memcg's processes: $fill_pid is cg_run's subshell, not thrash).
-ra_release() {
-	local p
-	for p in $(cat "$CG_ROOT/$1/cgroup.procs"); do
-		kill -USR1 $p
-	done
-}
-
-# ra_setup POLICY CG: for a readahead test, zswap with its shrinker off
-# and room for the whole region (max_pool_percent=50), disk swap,
-# readahead_policy POLICY, the counters reset and memcg CG without a limit.
-ra_setup() {
-	zswap_on
-	echo N > /sys/module/zswap/parameters/shrinker_enabled
-	echo 50 > /sys/module/zswap/parameters/max_pool_percent
-	swap_on disk || return 1
-	set_param readahead_policy "$1" || return 1
-	echo 1 > $ZSWB_DEBUGFS/reset
-	cg_new "$2" max
-}
-
-# ra_teardown CG: ra_setup undone.
-ra_teardown() {
-	cg_del "$1"
-	swap_off
-	set_param readahead_policy "$(param_default readahead_policy)"
-	echo Y > /sys/module/zswap/parameters/shrinker_enabled
-	echo 20 > /sys/module/zswap/parameters/max_pool_percent
-}
-
-# swapin_window POLICY MODE: swapinrace's 16 MiB pushed to zswap, written
-# back to a suspended device-mapper device (writes held), the device let
-# go; then, with zswb_holdfree holding the free work item back when
-# POLICY is async, the region is swapped in by MODE (swapinrace.c: 16
-# threads at once, a slice each) while its folios wait to be freed. Sets
-# sw_queued (folios queued when the swapin began), sw_left (swap slots
-# still charged to the memcg after the swapin, in pages), sw_cached (its
-# memory.stat swapcached, pages), sw_wait (the longest write to the
-# slices' first pages, the faults that meet the queued folios, in ms),
-# sw_first_cached (those first pages still in the swap cache after their
-# write fault), sw_copied and sw_first_copied (pages copied after a fork:
-# all, and of the first pages), sw_fork_migrated (pages migrated in the
-# system meanwhile), sw_raced, sw_werr (the module's counters)
-# and sw_rc (swapinrace's status).
-swapin_window() {
-	local pol=$1 mode=$2 dm job pid wb0
-	dm=$(dmctl create zswbsw /dev/vda) || return 1
-	zswap_on
-	mkswap /dev/$dm >/dev/null && swapon /dev/$dm || return 1
-	[ "$pol" = async ] && { set_param async_free 1 || return 1; }
-	echo 1 > $ZSWB_DEBUGFS/reset
-	cg_new swrace max
-	cg_start_stopped swrace /tmp/swapinrace.out swapinrace 16 "$mode" || return 1
-	# Into zswap first, then written back while the device holds the writes.
-	echo N > /sys/module/zswap/parameters/shrinker_enabled
-	cg_reclaim swrace 20M
-	echo Y > /sys/module/zswap/parameters/shrinker_enabled
-	dmctl suspend zswbsw || return 1
-	if [ "$pol" = async ]; then
-		modprobe zswb_holdfree || { msg "cannot load zswb_holdfree"; return 1; }
-	fi
-	wb0=$(vmstat zswpwb)
-	cg_reclaim swrace 20M
-	cg_reclaim swrace 20M
-	msg "$pol/$mode: $(( $(vmstat zswpwb) - wb0 )) written back while held, inflight $(wbstat inflight)"
-	dmctl resume zswbsw
-	poll 10 no_writeback
-	sw_queued=$(wbstat queue_depth)
-	[ "$mode" = writefork ] && hostload_hold_compaction
-	kill -CONT $pid
-	# Long enough for the swapin of every page when nothing waits.
-	sleep 3
-	[ "$pol" = async ] && echo 0 > /sys/module/zswb_holdfree/parameters/hold
-	wait_stopped $pid || true
-	hostload_release_compaction
-	poll 10 none_inflight
-	sw_left=$(( $(cat $CG_ROOT/swrace/memory.swap.current) / 4096 ))
-	sw_cached=$(( $(cgstat swrace swapcached) / 4096 ))
-	sw_raced=$(wbstat raced) sw_werr=$(wbstat write_errors)
-	kill -CONT $pid
-	wait $job
-	sw_rc=$?
-	sw_copied=$(awk '$1 == "copied" { print $2 }' /tmp/swapinrace.out)
-	sw_first_copied=$(awk '$1 == "first_copied" { print $2 }' /tmp/swapinrace.out)
-	sw_fork_migrated=$(awk '$1 == "fork_migrated" { print $2 }' /tmp/swapinrace.out)
-	sw_first_cached=$(awk '$1 == "first_cached" { print $2 }' /tmp/swapinrace.out)
-	sw_wait=$(awk '$1 == "first" { printf "%d", $3 * 1000 }' /tmp/swapinrace.out)
-	: "${sw_first_cached:=-1}" "${sw_first_copied:=-1}" "${sw_wait:=0}" "${sw_fork_migrated:=-1}"
-	[ "$pol" = async ] && rmmod zswb_holdfree
-	msg "$pol/$mode: $(tr '\n' ' ' < /tmp/swapinrace.out); queued $sw_queued; left $sw_left cached $sw_cached pages"
-	msg_stats
-	cg_del swrace
-	set_param async_free 0
-	swapoff /dev/$dm
-	dmctl remove zswbsw
 }
 
 # test_cleanup: what any test may have set up, undone, so that a test that

@@ -8,6 +8,7 @@
 # one lock over all of a module's parameters), and once the device resumes
 # every folio in flight is freed and the point disarmed.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 need_module || exit 1
 dm=$(dmctl create zswbstall /dev/vda) || exit 1

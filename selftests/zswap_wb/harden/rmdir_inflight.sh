@@ -14,6 +14,7 @@
 # a CPU. (Free memory is printed too: the host load and the debug
 # kernel's own allocations move it by more than the folios held.)
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 need_module || exit 1
 dm=$(dmctl create zswbrmdir /dev/vda) || exit 1

@@ -13,6 +13,7 @@
 # folio lock holding mmap_lock, and the creation of the next thread (its
 # stack's mmap) and the other threads' faults wait for that.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 need_module || exit 1
 swapin_window async procmem || exit 1

@@ -24,6 +24,7 @@
 # page migrated in the system (pgmigrate_success) is run again, up to 4
 # times.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 need_module || exit 1
 swapin_window stock write || exit 1

@@ -14,6 +14,7 @@
 # only that folios were in flight, that every one is accounted for and
 # that the data reads back intact.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 need_module || exit 1
 dm=$(dmctl create zswboff /dev/vda) || exit 1

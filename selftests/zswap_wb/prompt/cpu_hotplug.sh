@@ -5,6 +5,7 @@
 # CPU 1 goes offline and back, 10 times, while folios are queued: its list
 # is drained by the hotplug callback and the work item; nothing is lost.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/prompt.lib"
 
 kind=$1
 pol=$(prompt_policy "$kind") || exit 1

@@ -10,6 +10,7 @@
 # as stock's limit reclaim would: at most 1% may name no memcg
 # (shadow_root).
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/prompt.lib"
 
 kind=$1
 pol=$(prompt_policy "$kind") || exit 1

@@ -7,6 +7,7 @@
 # the data intact, every folio written back freed or put back, nothing
 # left queued.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/prompt.lib"
 
 kind=$1
 pol=$(prompt_policy "$kind") || exit 1

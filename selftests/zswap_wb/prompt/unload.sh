@@ -7,6 +7,7 @@
 # queued, the unload succeeds while the workload runs, its data is intact
 # and the memory comes back.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/prompt.lib"
 
 kind=$1
 pol=$(prompt_policy "$kind") || exit 1

@@ -8,6 +8,7 @@
 # part's readahead, interleaved with zswap faults, must then be what stock
 # gives it alone (within 10%); on both readahead paths (VMA and cluster).
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/readahead.lib"
 
 # ra_mix POLICY [interleave]: ramix with 16 MiB on disk and 32 MiB in zswap
 # in one VMA: the disk part read in order, with or without a scattered

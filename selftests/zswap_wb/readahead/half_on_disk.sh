@@ -5,6 +5,7 @@
 # Half of a memcg's memory on disk (stored with zswap off), half in zswap:
 # skip_zswap_slots still reads the disk half ahead.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/readahead.lib"
 
 need_module || exit 1
 zswap_on

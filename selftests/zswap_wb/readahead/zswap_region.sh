@@ -6,6 +6,7 @@
 # stock reads ahead around each fault, skip_fault and skip_zswap_slots do
 # not, and the data is intact under each.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/readahead.lib"
 
 # ra_zswap_region POLICY: the zswap-resident region of a process faults
 # back under POLICY. Sets ra (swap_ra) and zi (zswpin) for the faults.

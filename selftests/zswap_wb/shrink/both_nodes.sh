@@ -6,6 +6,7 @@
 # nodes' CPUs: each policy the module lists writes back from node 0 and
 # node 1, and the writers' data stays intact.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/shrink.lib"
 
 need_module || exit 1
 rc=0

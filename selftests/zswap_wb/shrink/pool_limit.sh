@@ -6,6 +6,7 @@
 # walk as on a host: per_node, which takes a batch from each node per
 # call, writes back more than stock in fewer shrink_memcg() calls.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/shrink.lib"
 
 need_module || exit 1
 shrink_against_stock pool per_node

@@ -5,6 +5,7 @@
 # memory.zswap.max with shrink_batch=1024: the store path, which writes
 # back in the storing task, scans at most 32 entries per node per call.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/shrink.lib"
 
 need_module || exit 1
 shrink_setup zswap_max || exit 1

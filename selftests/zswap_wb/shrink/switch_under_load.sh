@@ -6,6 +6,7 @@
 # 1 to 1024 while the store path shrinks: every write taken, the data
 # intact, and writeback goes on.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/shrink.lib"
 
 need_module || exit 1
 shrink_setup zswap_max || exit 1
