@@ -121,16 +121,14 @@ hostload_compact() {
 # Other migrations (a THP allocation's compaction) still happen: such a
 # test also counts pgmigrate_success.
 hostload_hold_compaction() {
-	local w=0
 	[ -d $HOSTLOAD_DIR ] && [ ! -e $HOSTLOAD_DIR/compact.hold ] || return 0
 	: > $HOSTLOAD_DIR/compact.hold
 	cat /proc/sys/vm/compaction_proactiveness > $HOSTLOAD_DIR/compact.held
 	echo 0 > /proc/sys/vm/compaction_proactiveness
-	while [ -e $HOSTLOAD_DIR/compact.busy ] && [ $w -lt 1200 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll 120 hostload_compact_idle ||
+		echo "# host load: a compaction still runs after 120 s" >&2
 }
+hostload_compact_idle() { [ ! -e $HOSTLOAD_DIR/compact.busy ]; }
 hostload_release_compaction() {
 	[ -e $HOSTLOAD_DIR/compact.hold ] || return 0
 	cat $HOSTLOAD_DIR/compact.held > /proc/sys/vm/compaction_proactiveness
@@ -240,7 +238,7 @@ hostload_vmstat() {
 # hostload_stop: stop it, put the settings back, say what it did; fails if
 # a part of it did not run or the tenant saw a mismatch.
 hostload_stop() {
-	local pid kpage compact owner tried hm scanned collapsed f d w
+	local pid kpage compact owner tried hm scanned collapsed f d
 	hostload_enabled || return 4
 	[ -f $HOSTLOAD_DIR/started ] || { echo "# the host load was not started"; return 1; }
 	for pid in $(cat $HOSTLOAD_DIR/pids); do
@@ -252,12 +250,9 @@ hostload_stop() {
 	else
 		kill -TERM "$(cat $HOSTLOAD_DIR/hostmem.pid)" 2>/dev/null
 	fi
-	w=0
 	# One round of the tenant and its sleep at the most: 30 s a slowness.
-	while [ ! -s $HOSTLOAD_DIR/hostmem.rc ] && [ $w -lt $((300 * HOSTLOAD_SLOW)) ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	poll $((30 * HOSTLOAD_SLOW)) test -s $HOSTLOAD_DIR/hostmem.rc ||
+		echo "# host load: the tenant did not end in $((30 * HOSTLOAD_SLOW)) s"
 	hm=$(cat $HOSTLOAD_DIR/hostmem.rc 2>/dev/null || echo none)
 	tried=0
 	[ -f $HOSTLOAD_DIR/damon ] && tried=$(hostload_damon_stop)

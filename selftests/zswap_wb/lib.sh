@@ -86,11 +86,9 @@ cg_start_stopped() {
 	shift 2
 	cg_run "$cg" "$@" > "$out" 2>&1 &
 	job=$!
-	while [ -z "$(cat "$CG_ROOT/$cg/cgroup.procs")" ]; do
-		kill -0 $job 2>/dev/null || { msg "$1: $(cat "$out")"; return 1; }
-		sleep 0.1
-	done
+	poll "$WORKLOAD_SECONDS" or_ended $job grep -q . "$CG_ROOT/$cg/cgroup.procs"
 	pid=$(cat "$CG_ROOT/$cg/cgroup.procs")
+	[ -n "$pid" ] || { msg "$1: not in memcg $cg: $(cat "$out")"; return 1; }
 	wait_stopped $pid || { msg "$1: $(cat "$out")"; return 1; }
 }
 
@@ -168,6 +166,8 @@ hang_report() {
 # calls it a hang; every workload here ends in well under a minute under
 # TCG (a SCALE-times slower kernel, SCALE times that).
 WORKLOAD_SECONDS=${ZSWB_TEST_WORKLOAD_SECONDS:-$((300 * SCALE))}
+# guest.sh's cg_kill and wait_stopped give up after as long.
+WAIT_SECONDS=$WORKLOAD_SECONDS
 
 # uptime_now: UPTIME_NOW, the seconds since boot (a builtin read).
 uptime_now() {
@@ -256,12 +256,18 @@ wait_drained() {
 # on itself a moment later, and rmmod does not wait for it (O_NONBLOCK),
 # as zswbctl unload retries too.
 unload() {
-	local t=0
-	while ! rmmod zswap_wb 2>/dev/null; do
-		[ $t -lt 100 ] || { rmmod zswap_wb; return 1; }
-		sleep 0.1
-		t=$((t + 1))
-	done
+	poll 10 quiet rmmod zswap_wb || { rmmod zswap_wb; return 1; }
+}
+
+# quiet CMD...: CMD, its standard error dropped.
+quiet() { "$@" 2>/dev/null; }
+
+# wait_filled OUT PID: thrash_filled for up to WORKLOAD_SECONDS; fails
+# with thrash's output on a "#" line if thrash did not fill its memory.
+wait_filled() {
+	thrash_filled "$1" "$2" "$WORKLOAD_SECONDS" && return 0
+	msg "thrash did not fill its memory: $(cat "$1")"
+	return 1
 }
 
 # written_nodes, calls: what shrink_memcg() wrote back on both nodes, and

@@ -28,9 +28,15 @@ wbstat() { kv "$ZSWB_DEBUGFS/stats" "$1"; }
 # cgstat CG NAME: a memory.stat value of a cgroup.
 cgstat() { kv "$CG_ROOT/$1/memory.stat" "$2"; }
 
+# WAIT_SECONDS: how long cg_kill and wait_stopped wait before they call
+# it a hang and fail (the tests' lib.sh sets its WORKLOAD_SECONDS).
+WAIT_SECONDS=${WAIT_SECONDS:-600}
+
 # poll SECONDS CMD...: run CMD every 50 ms until it succeeds, for SECONDS
-# at most (a decimal, such as 0.5); returns 0 once it did, 1 if it never
-# did.
+# at most (a decimal, such as 0.5; counted in those 50 ms sleeps, so a CMD
+# that itself takes long stretches it); returns 0 once it did, 1 if it
+# never did. The one wait-for-a-condition loop of the guest's scripts:
+# the caller says what timed out.
 poll() {
 	local n
 	n=$(awk -v s="$1" 'BEGIN { printf "%d", s * 20 }')
@@ -40,6 +46,22 @@ poll() {
 		n=$((n - 1))
 		sleep 0.05
 	done
+}
+
+# or_ended PID CMD...: CMD succeeds, or process PID has ended (a poll
+# for what PID does gives up once it is gone; check CMD again after).
+or_ended() {
+	local pid=$1
+	shift
+	"$@" || ! kill -0 "$pid" 2>/dev/null
+}
+
+# thrash_filled OUT PID SECONDS: wait until thrash, whose output is OUT,
+# says it has filled its memory; PID is thrash or the job that runs it.
+# Fails if PID ends first or SECONDS pass.
+thrash_filled() {
+	poll "$3" or_ended "$2" grep -q '^filled' "$1"
+	grep -q '^filled' "$1"
 }
 
 # no_writeback: no page under writeback in the whole system.
@@ -53,6 +75,9 @@ none_inflight() { [ "$(wbstat inflight)" -eq 0 ]; }
 
 # written_back_at_least N: the module wrote back N folios or more.
 written_back_at_least() { [ "$(wbstat written_back)" -ge "$1" ]; }
+
+# vmstat_at_least NAME N: /proc/vmstat's NAME reads N or more.
+vmstat_at_least() { [ "$(vmstat "$1")" -ge "$2" ]; }
 
 meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
@@ -122,12 +147,12 @@ cg_run() {
 
 # cg_kill NAME: kill every process in memcg NAME (a job started with
 # "cg_run ... &" is a subshell: killing $! leaves its command running) and
-# wait until they are gone.
+# wait until they are gone; fails, saying so, if some are still there
+# after WAIT_SECONDS.
 cg_kill() {
 	echo 1 > "$CG_ROOT/$1/cgroup.kill"
-	while grep -q "populated 1" "$CG_ROOT/$1/cgroup.events"; do
-		sleep 0.1
-	done
+	poll "$WAIT_SECONDS" cg_empty "$1" ||
+		{ echo "# memcg $1: tasks still there $WAIT_SECONDS s after cgroup.kill" >&2; return 1; }
 }
 
 # cg_del NAME: kill what is left in memcg NAME and remove it.
@@ -176,11 +201,18 @@ proc_stat() {
 	PROC_STATE=${1:-} PROC_PPID=${2:-}
 }
 
+# is_stopped PID: PID is stopped (SIGSTOP).
+is_stopped() {
+	proc_stat "$1"
+	[ "$PROC_STATE" = T ]
+}
+
 # wait_stopped PID: wait until PID has stopped itself (SIGSTOP); fails if
-# it exits first.
+# it exits first, or, saying so, if it still runs after WAIT_SECONDS.
 wait_stopped() {
-	while proc_stat "$1"; [ "$PROC_STATE" != T ]; do
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
+	poll "$WAIT_SECONDS" or_ended "$1" is_stopped "$1"
+	is_stopped "$1" && return 0
+	kill -0 "$1" 2>/dev/null &&
+		echo "# $1 has not stopped itself after $WAIT_SECONDS s" >&2
+	return 1
 }

@@ -19,10 +19,8 @@ echo 1 > $ZSWB_DEBUGFS/reset
 cg_new stall "$CG_MAX"
 cg_run stall thrash --size "$SIZE" --passes 2 > /tmp/thrash.out 2>&1 &
 pid=$!
-while [ $(wbstat written_back) -lt 2000 ]; do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
+poll "$WORKLOAD_SECONDS" or_ended $pid written_back_at_least 2000 ||
+	msg "written_back $(wbstat written_back) after $WORKLOAD_SECONDS s"
 dmctl suspend zswbstall &
 spid=$!
 sleep 2

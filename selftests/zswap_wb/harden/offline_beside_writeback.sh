@@ -67,9 +67,8 @@ echo 1 > $ZSWB_DEBUGFS/reset
 cg_new offline "$CG_MAX"
 cg_run offline thrash --size "$SIZE" --passes 1000 > /tmp/thrash.out 2>&1 &
 tpid=$!
-while [ "$(vmstat zswpwb)" -lt 2000 ] && kill -0 $tpid 2>/dev/null; do
-	sleep 0.2
-done
+poll "$WORKLOAD_SECONDS" or_ended $tpid vmstat_at_least zswpwb 2000 ||
+	msg "zswpwb $(vmstat zswpwb) after $WORKLOAD_SECONDS s"
 
 # The block's first pfn.
 bfirst=$(( ${blk##*memory} * bpages ))

@@ -26,9 +26,8 @@ cg_new qdtoggle "$CG_MAX"
 # Stopped (SIGTERM) once the toggles are done.
 cg_run qdtoggle thrash --size "$SIZE" --passes 1000 > /tmp/thrash.out 2>&1 &
 pid=$!
-while [ "$(vmstat zswpwb)" -lt 1000 ] && kill -0 $pid 2>/dev/null; do
-	sleep 0.2
-done
+poll "$WORKLOAD_SECONDS" or_ended $pid vmstat_at_least zswpwb 1000 ||
+	msg "zswpwb $(vmstat zswpwb) after $WORKLOAD_SECONDS s"
 # Written directly, not through set_param: off does not wait here for
 # the folios in flight, so that the next on finds some still in flight.
 n=0 bad=0 wb0=$(wbstat written_back)

@@ -23,12 +23,7 @@ cg_mk raom || exit 1
 scope_new ra /raom readahead_policy=skip_fault || exit 1
 cg_run raom thrash --size "$FILL" --passes 0 --hold 600 > /tmp/raom.out 2>&1 &
 pid=$!
-w=0
-while ! grep -q filled /tmp/raom.out && [ $w -lt 600 ]; do
-	kill -0 $pid 2>/dev/null || { msg "thrash: $(cat /tmp/raom.out)"; exit 1; }
-	sleep 0.2
-	w=$((w + 1))
-done
+wait_filled /tmp/raom.out $pid || exit 1
 cg_reclaim raom "${FILL}M"
 stored=$(( $(cgstat raom zswapped) / 4096 ))
 echo 1 > "$ZSWB_DEBUGFS/reset"

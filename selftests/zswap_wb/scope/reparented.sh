@@ -31,12 +31,7 @@ test_cleanup_own() {
 	kill $pid $held 2>/dev/null
 	scope_cleanup
 }
-w=0
-while ! grep -q filled /tmp/rp.out && [ $w -lt 600 ]; do
-	kill -0 $pid 2>/dev/null || { msg "thrash: $(cat /tmp/rp.out)"; exit 1; }
-	sleep 0.2
-	w=$((w + 1))
-done
+wait_filled /tmp/rp.out $pid || exit 1
 cg_reclaim rp/kid "${FILL}M"
 stored=$(( $(cgstat rp/kid zswapped) / 4096 ))
 # $pid is the shell that started it; the workload is its child, in rp/kid.

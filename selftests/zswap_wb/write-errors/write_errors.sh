@@ -26,10 +26,8 @@ echo 1 > /sys/block/vda/make-it-fail
 cg_new werr "$CG_MAX"
 cg_run werr thrash --size "$SIZE" --passes 0 --hold 5 --lock-rest > /tmp/thrash.out 2>&1 &
 pid=$!
-while ! grep -q filled /tmp/thrash.out; do
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
+# A thrash that failed is reported below (its status).
+wait_filled /tmp/thrash.out $pid
 echo 0 > /sys/block/vda/make-it-fail
 wait $pid
 trc=$?

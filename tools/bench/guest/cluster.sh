@@ -82,7 +82,7 @@ run_cleanup() {
 # run KIND: one run, in the memcg ab made for it, the side's swap made
 # here.
 run() {
-	local kind=$1 variant=stock dev=vda b0 b1 t0 t1 job pid w map line
+	local kind=$1 variant=stock dev=vda b0 b1 t0 t1 job pid map line
 	[ "$kind" = zram ] && dev=zram0
 	[ "$kind" = disk ] && [ "${ZSWBCTL_AB_SIDE:-}" = B ] && variant=scan
 	swapon_as "$kind" "$variant" || { echo "# swapon of $kind failed"; run_cleanup; return 1; }
@@ -91,16 +91,11 @@ run() {
 	thrash --size "$ZSWB_BENCH_CLUSTER_SIZE" --passes "$ZSWB_BENCH_CLUSTER_PASSES" \
 		--random "$ZSWB_BENCH_CLUSTER_RANDOM" --hold 3600 > /tmp/cluster.out 2>&1 &
 	job=$!
-	w=0
-	until grep -q '^filled' /tmp/cluster.out; do
-		if ! kill -0 $job 2>/dev/null || [ $w -ge 36000 ]; then
-			echo "# thrash did not fill: $(cat /tmp/cluster.out)"
-			run_cleanup
-			return 1
-		fi
-		sleep 0.1
-		w=$((w + 1))
-	done
+	if ! thrash_filled /tmp/cluster.out $job 3600; then
+		echo "# thrash did not fill: $(cat /tmp/cluster.out)"
+		run_cleanup
+		return 1
+	fi
 	map=$(swapmap "$job") || map=""
 	# SIGTERM ends the hold; thrash then reads every page back to check it.
 	kill -TERM "$job"

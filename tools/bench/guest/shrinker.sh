@@ -59,6 +59,8 @@ live() {
 zs() { cat "$S_ZS/$1"; }
 vm() { kv "$S_VM" "$1"; }
 wbs() { kv "$S_WB" "$1"; }
+# pool_below BYTES: zswap's pool is smaller than BYTES.
+pool_below() { [ "$(zs pool_total_size)" -lt "$1" ]; }
 worker_runs() { awk '$1 == "shrink_worker" { print $2 }' "$S_KP"; }
 
 # store_rejected: the zswap_store() calls that returned false since the
@@ -131,7 +133,7 @@ result() {
 # Sets case, runs and rejects (the trace events on) and t1, which
 # snapshot and result read.
 run() {
-	local cg fill trickle near n files stop w k
+	local cg fill trickle near files stop w k
 	case=$1
 	cg=$CG_ROOT$(sed -n 's|^0::||p' /proc/self/cgroup)
 	runs=0 rejects=0
@@ -156,12 +158,8 @@ run() {
 	rm -f /tmp/fill.out
 	thrash --size 100 --passes 0 --hold 3600 > /tmp/fill.out 2>&1 &
 	fill=$!
-	n=0
-	while ! grep -q filled /tmp/fill.out; do
-		[ $n -lt 3000 ] || { echo "# $case: the fill did not end in 600 s"; kill $fill; return 1; }
-		sleep 0.2
-		n=$((n + 1))
-	done
+	thrash_filled /tmp/fill.out $fill 600 ||
+		{ echo "# $case: thrash did not fill its memory in 600 s: $(cat /tmp/fill.out)"; kill $fill; return 1; }
 	echo 100M > "$cg/memory.reclaim" 2>/dev/null
 	trickle $((TRICKLE + 120)) 2000 "$cg/memory.reclaim" 3584 > /tmp/out 2>&1 &
 	trickle=$!
@@ -171,12 +169,8 @@ run() {
 	near=$(awk -v max=$(cat $P/max_pool_percent) \
 		-v acc=$(cat $P/accept_threshold_percent) '/^MemTotal/ {
 		printf "%d", $2 * 1024 * max / 100 * (acc + 5) / 100 }' /proc/meminfo)
-	n=0
-	while [ "$ZSWB_BENCH_CASE1_START" = shrink ] && [ "$(zs pool_total_size)" -ge "$near" ]; do
-		[ $n -lt 600 ] || { echo "# $case: no shrink in 60 s"; break; }
-		sleep 0.1
-		n=$((n + 1))
-	done
+	[ "$ZSWB_BENCH_CASE1_START" != shrink ] || poll 60 pool_below "$near" ||
+		echo "# $case: no shrink in 60 s"
 	snapshot
 	# Then until CASE1_PAGES pages have been written back: wbuntil polls
 	# zswpwb every millisecond and copies the counters the moment it gets
