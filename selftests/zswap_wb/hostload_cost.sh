@@ -19,19 +19,14 @@ PARTS="kpage compact thp damon tenant"
 window=$((3 * HOSTLOAD_SLOW + 5))
 [ $window -ge 40 ] || window=40
 
-# busy: the busy and the idle ticks of every CPU (/proc/stat).
-busy() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat
-}
-
 # measure NAME SKIP: the load without the parts in SKIP, a window of it.
 measure() {
 	local a b
 	ZSWB_TEST_HOSTLOAD_SKIP="$2" hostload_start
 	sleep 5
-	a=$(busy)
+	a=$(cpu_busy_idle)
 	sleep $window
-	b=$(busy)
+	b=$(cpu_busy_idle)
 	echo "$a $b" | awk -v n="$1" '{ bz = $3 - $1; id = $4 - $2
 		printf "LOADCOST %s busy_pct=%.1f\n", n, 100 * bz / (bz + id) }'
 	ZSWB_TEST_HOSTLOAD_SKIP="$2" hostload_stop > /dev/null

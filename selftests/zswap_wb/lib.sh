@@ -100,15 +100,11 @@ param_value() {
 
 # choices NAME: the choices of policy NAME, as the loaded module's debugfs
 # schema lists them, in its order (the first is the default).
-choices() {
-	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $4 }' "$ZSWB_DEBUGFS/schema"
-}
+choices() { param_schema "$1" values; }
 
 # param_default NAME: the default of zswap_wb parameter NAME, as the
 # loaded module's debugfs schema gives it.
-param_default() {
-	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n { print $5 }' "$ZSWB_DEBUGFS/schema"
-}
+param_default() { param_schema "$1" default; }
 
 # bracketed NAME CHOICE: how policy NAME reads with CHOICE current: every
 # choice of the loaded module, CHOICE in brackets (the elevator idiom).

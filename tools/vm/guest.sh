@@ -10,13 +10,14 @@ ZSWB_PARAMS=/sys/module/zswap_wb/parameters
 ZSWB_DEBUGFS=/sys/kernel/debug/zswap_wb
 CG_ROOT=/sys/fs/cgroup
 
-# kv FILE NAME: the value of NAME in FILE, a "NAME VALUE" line each, as
-# /proc/vmstat, memory.stat and the module's stats are; 0 if NAME is not
-# there, or FILE (a module loaded without its debugfs files, as a failed
-# allocation leaves it).
+# kv FILE NAME [DEFAULT]: the value of NAME in FILE, a "NAME VALUE" line
+# each, as /proc/vmstat, memory.stat, the module's stats and a program's
+# "NAME VALUE" report are; DEFAULT (0 unless given) if NAME is not there,
+# or FILE (a module loaded without its debugfs files, as a failed
+# allocation leaves it). The one reader of such a file's values.
 kv() {
-	[ -r "$1" ] || { echo 0; return 0; }
-	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$1"
+	[ -r "$1" ] || { echo "${3:-0}"; return 0; }
+	awk -v k="$2" -v d="${3:-0}" '$1 == k { print $2; f = 1 } END { if (!f) print d }' "$1"
 }
 
 # vmstat NAME: the current value of a /proc/vmstat counter.
@@ -79,8 +80,34 @@ written_back_at_least() { [ "$(wbstat written_back)" -ge "$1" ]; }
 # vmstat_at_least NAME N: /proc/vmstat's NAME reads N or more.
 vmstat_at_least() { [ "$(vmstat "$1")" -ge "$2" ]; }
 
+# meminfo NAME: a /proc/meminfo value, in kB.
 meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait
+# irq softirq steal), in USER_HZ ticks: the one reader of that line.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
+}
+
+# cpu_busy_idle: the busy ticks of every CPU (user nice system irq
+# softirq steal) and the idle ones (idle iowait), from cpu_ticks.
+cpu_busy_idle() {
+	cpu_ticks | awk '{ print $1 + $2 + $3 + $6 + $7 + $8, $4 + $5 }'
+}
+
+# param_schema NAME kind|values|default|flags: that column of zswap_wb
+# parameter NAME's row in the loaded module's debugfs schema ("param",
+# NAME, its kind, its values: the choices of a policy, in its order, or
+# MIN..MAX, its default, its flags, its help; a tab between each).
+param_schema() {
+	local col
+	case "$2" in
+	kind) col=3 ;; values) col=4 ;; default) col=5 ;; flags) col=6 ;;
+	*) echo "param_schema: no column '$2'" >&2; return 1 ;;
+	esac
+	awk -F'\t' -v n="$1" -v c=$col '$1 == "param" && $2 == n { print $c }' "$ZSWB_DEBUGFS/schema"
 }
 
 # zswap_on: enable zswap with its shrinker, lzo and zsmalloc.
@@ -184,8 +211,8 @@ idle_memcgs() {
 # until none is left.
 set_param() {
 	echo "$2" > "$ZSWB_PARAMS/$1" || { echo "# cannot set $1=$2" >&2; return 1; }
-	awk -F'\t' -v n="$1" '$1 == "param" && $2 == n && $6 ~ /(^|,)waits(,|$)/ { f = 1 } END { exit !f }' \
-		"$ZSWB_DEBUGFS/schema" && [ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
+	case ",$(param_schema "$1" flags)," in *,waits,*) ;; *) return 0 ;; esac
+	[ "$(cat "$ZSWB_PARAMS/$1")" = N ] || return 0
 	poll 60 none_inflight || { echo "# $(wbstat inflight) folios still in flight" >&2; return 1; }
 }
 

@@ -67,8 +67,8 @@ dmctl resume zswbqd
 poll 10 no_writeback
 sleep 1
 # Both gauges from one read of the stats file.
-awk '$1 == "queue_depth" || $1 == "inflight" { print $1 "=" $2 }' $ZSWB_DEBUGFS/stats > /tmp/qd.out
-eval "$(cat /tmp/qd.out)"
+cp $ZSWB_DEBUGFS/stats /tmp/qd.stats
+queue_depth=$(kv /tmp/qd.stats queue_depth) inflight=$(kv /tmp/qd.stats inflight)
 msg "held $held folios: queue_depth $queue_depth, inflight $inflight (queue_depth after the toggles, nothing held: $after)"
 echo 0 > /sys/module/zswb_holdfree/parameters/hold
 wait_drained 30

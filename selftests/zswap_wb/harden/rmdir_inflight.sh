@@ -68,8 +68,7 @@ msg "free (MemFree + per-CPU lists) before $base kB, after $free_now kB"
 # What the removed memcgs still hold, in pages, beside kernel memory
 # (slab objects, charged to them and reparented, that live on).
 cur=$(($(cat $CG_ROOT/rmdirp/memory.current) / 4096))
-kern=$(awk '$1 == "kernel" { print int($2 / 4096) }' $CG_ROOT/rmdirp/memory.stat)
-kern=${kern:-0}
+kern=$(( $(cgstat rmdirp kernel) / 4096 ))
 msg "charged to the removed memcgs: $cur pages, $kern of them kernel memory;" \
 	"$(grep -E '^(anon|file|swapcached|shmem) ' $CG_ROOT/rmdirp/memory.stat | tr '\n' ' ')"
 rmdir $CG_ROOT/rmdirp

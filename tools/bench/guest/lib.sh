@@ -20,12 +20,6 @@ uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # elapsed T0 T1: the seconds from T0 to T1 (uptime_s), to two decimals.
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-# cpu_ticks: the "cpu" line of /proc/stat (user nice system idle iowait irq
-# softirq steal), in USER_HZ ticks.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2, $3, $4, $5, $6, $7, $8, $9 }' /proc/stat
-}
-
 # psi CG some|full: the total stall time in us of a memcg's memory.pressure.
 psi() {
 	awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { sub(/total=/, "", $i); print $i } }' \

@@ -92,7 +92,7 @@ one_profile() {
 	fi
 	a_pswpin=$(vmstat pswpin)
 	a_rot=$(vmstat pgrotated)
-	c0=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	c0=$(cpu_busy_idle)
 	percpu > /tmp/percpu0
 	echo 1 > $TR/function_profile_enabled
 	t0=$(uptime_s)
@@ -101,7 +101,7 @@ one_profile() {
 		{ echo "# thrash failed, run left out: $(cat /tmp/out)"; failed=1; }
 	t1=$(uptime_s)
 	echo 0 > $TR/function_profile_enabled
-	c1=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+	c1=$(cpu_busy_idle)
 	percpu > /tmp/percpu1
 	paste /tmp/percpu0 /tmp/percpu1 | awk -v p="PERCPU $kind $variant $mode" '{ printf "%s %s %d\n", p, $1, $4 - $2 }'
 	if [ "$mode" = incl ]; then

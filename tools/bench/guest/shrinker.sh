@@ -61,7 +61,7 @@ vm() { kv "$S_VM" "$1"; }
 wbs() { kv "$S_WB" "$1"; }
 # pool_below BYTES: zswap's pool is smaller than BYTES.
 pool_below() { [ "$(zs pool_total_size)" -lt "$1" ]; }
-worker_runs() { awk '$1 == "shrink_worker" { print $2 }' "$S_KP"; }
+worker_runs() { kv "$S_KP" shrink_worker; }
 
 # store_rejected: the zswap_store() calls that returned false since the
 # snapshot; -1 if the buffer overran (some were lost).
@@ -213,8 +213,7 @@ done
 modprobe zswap_wb || exit 1
 # Every shrink policy the loaded module offers, in its order (debugfs
 # schema): a policy added to the module is benchmarked with no edit here.
-POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
-	/sys/kernel/debug/zswap_wb/schema)
+POLICIES=$(param_schema shrink_policy values)
 [ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
 POLICIES=$(echo $POLICIES)
 want=$(echo $ZSWB_BENCH_SHRINK_POLICIES)

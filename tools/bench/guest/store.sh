@@ -163,8 +163,7 @@ pairs=${1:-$ZSWB_BENCH_PAIRS}
 modprobe zswap_wb || exit 1
 # Every shrink policy the loaded module offers, in its order (debugfs
 # schema): a policy added to the module is benchmarked with no edit here.
-POLICIES=$(awk -F'\t' '$1 == "param" && $2 == "shrink_policy" { print $4 }' \
-	/sys/kernel/debug/zswap_wb/schema)
+POLICIES=$(param_schema shrink_policy values)
 [ -n "$POLICIES" ] || { echo "no shrink_policy in the module's schema" >&2; exit 1; }
 POLICIES=$(echo $POLICIES)
 case " $POLICIES " in

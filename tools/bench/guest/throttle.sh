@@ -109,9 +109,9 @@ bench_ab throttle memcg "stock async" --a async_free=N --b async_free=Y \
 	--pairs "$pairs" --metric cmd.refault_file --memory-max "$ZSWB_BENCH_THROTTLE_CG_MAX" \
 	--drop-caches -- sh "$0" run memcg || rc=1
 # The global case: hugetlb pages leave FREE MiB free.
-free=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
+free=$(( $(meminfo MemAvailable) / 1024 ))
 echo $(( (free - ZSWB_BENCH_THROTTLE_FREE) / 2 )) > /proc/sys/vm/nr_hugepages
-echo "# global: $(cat /proc/sys/vm/nr_hugepages) hugetlb pages of 2 MiB taken, $(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo) MiB available"
+echo "# global: $(cat /proc/sys/vm/nr_hugepages) hugetlb pages of 2 MiB taken, $(( $(meminfo MemAvailable) / 1024 )) MiB available"
 bench_ab throttle global "stock async" --a async_free=N --b async_free=Y \
 	--pairs "$pairs" --metric cmd.refault_file \
 	--drop-caches -- sh "$0" run global || rc=1
