@@ -94,6 +94,7 @@ hostload_loop() {
 # hostload_kpage_blocks: how many 64 KiB blocks (8 bytes a pfn) the
 # kpage files have, up to the end of the highest System RAM range.
 hostload_kpage_blocks() {
+	local e
 	grep "System RAM" /proc/iomem | sed 's/^ *//; s/ : .*//; s/.*-//' |
 		while read -r e; do echo $(( ((0x$e + 1) / 4096 * 8 + 65535) / 65536 )); done |
 		sort -n | tail -1
@@ -142,7 +143,7 @@ hostload_page_owner() {
 # hostload_damon_start: a paddr monitor with a stat scheme over the
 # largest System RAM range of /proc/iomem.
 hostload_damon_start() {
-	local k=$DAMON_ADMIN/kdamonds/0 range start end
+	local k=$DAMON_ADMIN/kdamonds/0 range start end s e
 	[ -d $DAMON_ADMIN ] || return 1
 	range=$(grep "System RAM" /proc/iomem | sed 's/^ *//; s/ : .*//' |
 		while IFS=- read -r s e; do

@@ -140,7 +140,7 @@ cg_reclaim() {
 # left out); and the kernel's own list of blocked tasks (SysRq w) on the
 # console.
 hang_report() {
-	local f t
+	local f t PROC_STATE PROC_PPID
 	for f in /proc/[0-9]*/task/[0-9]*; do
 		t=${f##*/}
 		proc_stat "${f#/proc/}"
@@ -167,7 +167,8 @@ WAIT_SECONDS=$WORKLOAD_SECONDS
 
 # uptime_now: UPTIME_NOW, the seconds since boot (a builtin read).
 uptime_now() {
-	read -r UPTIME_NOW _ < /proc/uptime
+	local idle
+	read -r UPTIME_NOW idle < /proc/uptime
 	UPTIME_NOW=${UPTIME_NOW%.*}
 }
 
@@ -178,7 +179,7 @@ uptime_now() {
 # workload is sent SIGKILL, and 124 is returned without waiting for it (a
 # task stuck in the kernel does not die).
 wait_workload() {
-	local pid=$1 end f
+	local pid=$1 end f UPTIME_NOW PROC_STATE PROC_PPID
 	uptime_now
 	end=$((UPTIME_NOW + WORKLOAD_SECONDS))
 	while :; do

@@ -230,6 +230,7 @@ proc_stat() {
 
 # is_stopped PID: PID is stopped (SIGSTOP).
 is_stopped() {
+	local PROC_STATE PROC_PPID
 	proc_stat "$1"
 	[ "$PROC_STATE" = T ]
 }

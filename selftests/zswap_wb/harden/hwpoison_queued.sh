@@ -49,7 +49,8 @@ test_cleanup_own() {
 
 # held CG: start swapinrace in memcg CG, push its region to zswap, write
 # it back while the device is suspended, let the writes go. Sets held,
-# the folios written back meanwhile (the module's count).
+# the folios written back meanwhile (the module's count), and, through
+# cg_start_stopped, pid (swapinrace, stopped) and job (to wait for).
 held() {
 	local wb0
 	cg_new "$1" max

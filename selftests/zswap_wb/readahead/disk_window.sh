@@ -14,10 +14,9 @@
 # in one VMA: the disk part read in order, with or without a scattered
 # zswap fault after each page; the disk part's slots must follow its pages
 # (swapmap), or cluster readahead reads another layout. Sets hit
-# (swap_ra_hit), ra (swap_ra), alone (ra_faults_alone) and mix_out (ramix's
-# line) for the walk.
+# (swap_ra_hit), ra (swap_ra) and alone (ra_faults_alone) for the walk.
 ra_mix() {
-	local job pid po0 disk zo0 zs ra0 hit0 mrc layout adj
+	local job pid po0 disk zo0 zs ra0 hit0 mrc layout adj mix_out
 	ra_setup "$1" ramix || return 1
 	# The first part goes to the swap device: zswap is off while ramix
 	# pages it out, in page order (ramix.c).

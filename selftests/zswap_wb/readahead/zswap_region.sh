@@ -11,7 +11,7 @@
 # ra_zswap_region POLICY: the zswap-resident region of a process faults
 # back under POLICY. Sets ra (swap_ra) and zi (zswpin) for the faults.
 ra_zswap_region() {
-	local wb0 po0 ra0 zi0 trc disk
+	local wb0 po0 ra0 zi0 trc disk fill_pid
 	ra_setup "$1" ra || return 1
 	wb0=$(vmstat zswpwb) po0=$(vmstat pswpout)
 	ra_fill ra 48 || return 1

@@ -35,6 +35,7 @@ wait_quiet
 check_identity one && check_identity two && check_identity global || exit 1
 # Entries scanned per shrink_memcg() call, times 10, over the nodes.
 scan10() {
+	local s c
 	s=$(awk '$1 ~ /^shrink_scanned_node/ { n += $2 } END { print n + 0 }' "$SCOPE_DEBUGFS/$1/stats")
 	c=$(( $(sstat "$1" shrink_calls_store) + $(sstat "$1" shrink_calls_worker) ))
 	[ "$c" -gt 0 ] || { echo 0; return; }

@@ -51,7 +51,8 @@ TI=$TR/instances/zswb_rejects
 WB_KEYS="shrink_calls_worker shrink_calls_store store_rejects shrink_enoent shrink_eagain shrink_written_node0 shrink_written_node1"
 
 # The counters are read from these files: the live ones, or case1's copies
-# of them taken at the moment it stopped (wbuntil).
+# of them taken at the moment it stopped (wbuntil). live sets S_VM, S_WB,
+# S_ZS, S_KP and S_UP to the live ones; run, to the copies.
 live() {
 	S_VM=/proc/vmstat S_WB=$ZSWB_DEBUGFS/stats S_ZS=/sys/kernel/debug/zswap
 	S_KP=$TR/kprobe_profile S_UP=/proc/uptime
@@ -130,8 +131,8 @@ result() {
 
 # run CASE: one run of CASE, in the memcg ab made for it (with its
 # memory.max and memory.zswap.max); the zswap parameters are the case's.
-# Sets case, runs and rejects (the trace events on) and t1, which
-# snapshot and result read.
+# Sets case, runs and rejects (the trace events on), t1 and the S_ files
+# (live), which snapshot and result read.
 run() {
 	local cg fill trickle near files stop w k
 	case=$1
