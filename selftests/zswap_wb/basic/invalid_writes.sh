@@ -3,8 +3,9 @@
 # DESC: invalid parameter writes refused, nothing changed
 #
 # Every parameter refuses values outside its kind (bools, shrink_batch's
-# 1 to 1024, the policies' names), leaves its value as it was and says
-# why in the log; every valid value is taken.
+# range, the policies' names), leaves its value as it was and says why in
+# the log; every valid value is taken. The range, the defaults and the
+# choices are the loaded module's, from its debugfs schema.
 . "$(dirname "$0")/../lib.sh"
 
 # invalid_write NAME VALUE: the write must fail and change nothing.
@@ -30,13 +31,22 @@ for p in sync_free async_free; do
 	set_param $p 0
 done
 dmesg | grep -q "is not a boolean" || { msg "no log line explains the refusal"; rc=1; }
-for v in 0 1025 -1 abc 32x " 32 " 4294967328; do
+# shrink_batch's range, MIN..MAX, and default.
+range=$(param_schema shrink_batch values)
+min=${range%..*} max=${range#*..} def=$(param_default shrink_batch)
+case "$min.$max.$def" in
+*[!0-9.]*|.*|*..*|*.) range= ;;
+esac
+[ "$range" = "$min..$max" ] ||
+	{ msg "shrink_batch: no MIN..MAX range and default in the schema: '$(param_schema shrink_batch values)' '$def'"; exit 1; }
+# 2^32 + the default: a value that wraps to a valid one in 32 bits.
+for v in $((min - 1)) $((max + 1)) -1 abc "${def}x" " $def " $((4294967296 + def)); do
 	invalid_write shrink_batch "$v" || rc=1
 done
-for v in 1 1024 64; do
+for v in $min $max $(((min + max) / 2)); do
 	set_param shrink_batch $v && [ "$(cat $ZSWB_PARAMS/shrink_batch)" = $v ] || { msg "shrink_batch=$v not taken"; rc=1; }
 done
-set_param shrink_batch 32
+set_param shrink_batch "$def"
 for v in Stock carry2 " carry" per-node 1 "[carry]" "stock [carry]"; do
 	invalid_write shrink_policy "$v" || rc=1
 done
@@ -60,9 +70,11 @@ printf split > $ZSWB_PARAMS/shrink_policy || { msg "a name without a newline ref
 v=$(cat $ZSWB_PARAMS/shrink_policy)
 want=$(bracketed shrink_policy split)
 [ "$v" = "$want" ] || { msg "shrink_policy reads '$v', not '$want'"; rc=1; }
-set_param shrink_policy stock
-set_param readahead_policy stock
+set_param shrink_policy "$(param_default shrink_policy)"
+def=$(param_default readahead_policy)
+set_param readahead_policy "$def"
 v=$(cat $ZSWB_PARAMS/readahead_policy)
-[ "$v" = "[stock] skip_fault skip_zswap_slots" ] || { msg "readahead_policy reads '$v'"; rc=1; }
+want=$(bracketed readahead_policy "$def")
+[ "$v" = "$want" ] || { msg "readahead_policy reads '$v', not '$want'"; rc=1; }
 dmesg | grep -q "shrink_policy: .* is not one of" || { msg "no log line explains a refused policy"; rc=1; }
 exit $rc
