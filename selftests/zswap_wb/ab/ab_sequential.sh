@@ -3,8 +3,9 @@
 # DESC: zswbctl ab on disk swap: async_free=Y lower through pgrotated, the primary metric, no difference detected in an A/A side, three sides, --precision, settings put back after SIGTERM and SIGHUP
 #
 # thrash walks SIZE MiB in a memcg of CG_MAX (zswbctl ab --memory-max) on
-# virtio-blk swap with zswap on. With async_free=N about 70% of the
-# written-back folios rotate (pgrotated); with Y almost none do. One
+# virtio-blk swap with zswap on. With async_free=N a written-back folio
+# is rotated to the LRU's tail when its write ends (pgrotated); with Y it
+# is freed instead, and is not. One
 # comparison of three sides, each pair A B C A, then A C B A, and so on,
 # judged by vmstat.pgrotated (--metric): B (async_free=Y) must be found to
 # differ, lower, its estimate below half of A's and its whole interval

@@ -17,9 +17,8 @@
 # the swap slots and swap cache left in all. Copies of the rest are only
 # reported: a page read back from the device may still be in another
 # CPU's LRU batch, whose reference makes do_wp_page() copy it, on stock
-# as after any free. A page migrated changes its frame as a copy does (on
-# the debug kernel, 11 of the 16 first pages changed frame in one fork
-# window with the host load, none without it): the load's compaction is
+# as after any free. A page migrated changes its frame as a copy does
+# (the host load's compaction migrates them): the load's compaction is
 # held off for the writefork runs, and a run whose fork window still saw a
 # page migrated in the system (pgmigrate_success) is run again, up to 4
 # times.

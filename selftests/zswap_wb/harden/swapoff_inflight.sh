@@ -9,8 +9,7 @@
 # the work item and try_to_unuse() run at once. A folio that
 # try_to_unuse() maps or drops from the swap cache first must be put back
 # (raced), one the work item frees first is read again from the device by
-# swapoff; which comes first is timing (try_to_unuse() usually blocks on
-# a held read before it reaches a queued folio), so the test requires
+# swapoff; which comes first is timing, so the test requires
 # only that folios were in flight, that every one is accounted for and
 # that the data reads back intact.
 . "$(dirname "$0")/../lib.sh"

@@ -8,7 +8,7 @@
 # item, which yields between batches. A backlog: 16 MiB pushed to zswap
 # and written back while a suspended device-mapper device holds the
 # writes, the work item held back by zswb_holdfree, the device let go:
-# some 4,000 folios end on the lists with nothing writing back. Then a
+# the region's folios end on the lists with nothing writing back. Then a
 # second memcg's zswap entries are written back by a task on each CPU in
 # turn (memory.reclaim), so that a writer meets the backlog whichever CPU
 # its writes ended on. queue_depth_max, the most folios one drain took
