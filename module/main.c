@@ -106,6 +106,7 @@ static int __init zswb_init(void)
 	ret = zswb_stats_init();
 	if (ret)
 		return ret;
+	zswb_debugfs_init();
 	for (i = 0; i < ARRAY_SIZE(zswb_families); i++) {
 		ret = zswb_families[i]->init ? zswb_families[i]->init() : 0;
 		if (ret)
@@ -135,6 +136,7 @@ static int __init zswb_init(void)
 
 err:
 	zswb_families_exit(i);
+	zswb_debugfs_exit();
 	zswb_stats_exit();
 	return ret;
 }
@@ -155,6 +157,7 @@ static void __exit zswb_exit(void)
 	zswap_wb_unregister(&zswb_ops);
 	zswb_scopes_exit();
 	zswb_families_exit(ARRAY_SIZE(zswb_families));
+	zswb_debugfs_exit();
 	zswb_stats_exit();
 }
 

@@ -478,8 +478,8 @@ static struct config_group *zswb_scope_make(struct config_group *group,
 	sc->core.set = zswb_global.set;
 	list_add_tail(&sc->list, &zswb_scopes);
 	mutex_unlock(&zswb_param_mutex);
-	sc->dir = debugfs_create_dir(name, zswb_stats_scopes_dir());
-	zswb_stats_slot_files(sc->dir, slot);
+	sc->dir = debugfs_create_dir(name, zswb_debugfs_scopes_dir());
+	zswb_debugfs_view_files(sc->dir, slot);
 	config_group_init_type_name(&sc->group, name, &zswb_scope_type);
 	return &sc->group;
 }

@@ -1,32 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * zswap_wb statistics in debugfs: /sys/kernel/debug/zswap_wb/
+ * zswap_wb statistics: the per-CPU words the free path and the policies
+ * count in (zswap_wb.h), summed when read.
  *
- * One read-only file per counter and gauge, a "stats" file of "key value"
- * lines (like memory.stat) holding every counter, gauge and latency
- * percentile, "schema", which names and describes each of them and each
- * parameter, "free_latency_us", the histogram behind the percentiles, and
- * "reset", which zeroes the counters for an A/B run when 1 is written to
- * it. The statistics are the rows of zswap_wb_stats.h.
- *
- * scopes/NAME/ holds a "stats" and a "free_latency_us" of the same format
- * for each scope (scope.c), and scopes/global/ for what no scope covers.
- * Each event is counted in one slot (zswap_wb.h); a file sums a view of
- * the slots: the top-level files every slot, a scope's its slot, global's
- * slot 0 and the slots of removed scopes, so that the scopes, global
- * included, add up to the top-level files.
+ * Each event is counted in one slot (zswap_wb.h): slot 0 is global's, the
+ * others are given to the scopes (scope.c) as they are made. A view is
+ * what a reader sums: ZSWB_VIEW_HOST every slot, a scope's its slot,
+ * global's slot 0 and the slots of removed scopes, so that the scopes,
+ * global included, add up to the host. This file owns the slots (their
+ * snapshots, what a removed scope left, whether one is quiet) and reset;
+ * debugfs.c presents the views, under zswb_stats_lock().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/log2.h>
 #include <linux/nodemask.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "zswap_wb.h"
 
@@ -74,14 +65,16 @@ static unsigned long *zswb_retired_node;
 /* Read locklessly by zswb_note_drain(). */
 static unsigned long zswb_slot_gen[ZSWB_NR_SLOTS];
 
-static struct dentry *zswb_debugfs_root, *zswb_scopes_root;
+/* Readers of the views (debugfs.c) hold the mutex across a file's values. */
+void zswb_stats_lock(void)
+{
+	mutex_lock(&zswb_stats_mutex);
+}
 
-/*
- * What a file sums: ZSWB_VIEW_HOST (every slot), or a slot: 0 is
- * "global" (with the slots no scope has and what was folded), another
- * that scope's alone. debugfs keeps it as the file's data, plus one.
- */
-#define ZSWB_VIEW_HOST	(-1)
+void zswb_stats_unlock(void)
+{
+	mutex_unlock(&zswb_stats_mutex);
+}
 
 static bool zswb_in_view(int view, int slot)
 {
@@ -143,6 +136,7 @@ static unsigned long zswb_node_sum(int view, unsigned int i)
 	unsigned long sum = view <= 0 ? zswb_retired_node[i] : 0;
 	int slot;
 
+	lockdep_assert_held(&zswb_stats_mutex);
 	for (slot = 0; slot < ZSWB_NR_SLOTS; slot++)
 		if (zswb_in_view(view, slot))
 			sum += zswb_node_slot_sum(slot, i) - zswb_slots[slot].node_base[i];
@@ -200,42 +194,37 @@ static unsigned long zswb_gauge_queue_depth_max(int view)
 	return max;
 }
 
-enum zswb_stat_kind {
-	ZSWB_STAT_COUNTER,
-	ZSWB_STAT_NODE_COUNTER,
-	ZSWB_STAT_GAUGE,
-	ZSWB_STAT_PERCENTILE,
-};
-
-/* Every statistic, a row of zswap_wb_stats.h each, in its order. */
-static const struct zswb_stat {
-	const char *name;
-	const char *help;
-	enum zswb_stat_kind kind;
-	unsigned int item;		/* counters: the index of the count */
-	unsigned int pct;		/* percentiles */
-	unsigned long (*gauge)(int view);	/* gauges */
-} zswb_stats[] = {
-#define ZSWB_COUNTER(_item, _name, _help)				\
-	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_COUNTER,	\
-	  .item = ZSWB_##_item },
-#define ZSWB_NODE_COUNTER(_item, _name, _help)				\
-	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_NODE_COUNTER, \
-	  .item = ZSWB_NODE_##_item },
-#define ZSWB_GAUGE(_name, _help)					\
-	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_GAUGE,	\
-	  .gauge = zswb_gauge_##_name },
-#define ZSWB_PERCENTILE(_name, _pct, _help)				\
-	{ .name = #_name, .help = _help, .kind = ZSWB_STAT_PERCENTILE,	\
-	  .pct = _pct },
-#include "zswap_wb_stats.h"
-};
-
-#define ZSWB_NR_ROWS	ARRAY_SIZE(zswb_stats)
-
-static unsigned long zswb_latency(int view, int i)
+/* Gauge @gauge of @view: zswb_gauge_<name>() of its row. */
+unsigned long zswb_stats_gauge(int view, unsigned int gauge)
 {
-	return ZSWB_SUM(view, latency[i]);
+	static unsigned long (* const gauges[])(int view) = {
+#define ZSWB_GAUGE(name, ...)	zswb_gauge_##name,
+#include "zswap_wb_stats.h"
+	};
+
+	lockdep_assert_held(&zswb_stats_mutex);
+	return gauges[gauge](view);
+}
+
+/* Counter @item of @view. */
+unsigned long zswb_stats_count(int view, unsigned int item)
+{
+	return ZSWB_SUM(view, count[item]);
+}
+
+/* Per-node counter @item of node @nid of @view. */
+unsigned long zswb_stats_node_count(int view, int nid, unsigned int item)
+{
+	return zswb_node_sum(view, nid * NR_ZSWB_NODE_STATS + item);
+}
+
+/* The free latency histogram of @view. */
+void zswb_stats_latency(int view, unsigned long lat[ZSWB_LAT_BUCKETS])
+{
+	int i;
+
+	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
+		lat[i] = ZSWB_SUM(view, latency[i]);
 }
 
 /*
@@ -256,137 +245,18 @@ void zswb_note_drain(int slot, unsigned long nr)
 		WRITE_ONCE(st->drain_max, nr);
 }
 
-/* The upper bound in us of the bucket holding the @pct percentile, or 0. */
-static unsigned long zswb_latency_pct(const unsigned long *lat, unsigned int pct)
-{
-	unsigned long total = 0, seen = 0, want;
-	int i;
-
-	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		total += lat[i];
-	if (!total)
-		return 0;
-	want = DIV_ROUND_UP(total * pct, 100);
-	for (i = 0; i < ZSWB_LAT_BUCKETS; i++) {
-		seen += lat[i];
-		if (seen >= want)
-			break;
-	}
-	return 2UL << min(i, ZSWB_LAT_BUCKETS - 1);
-}
-
 /*
- * The value of @s (on node @nid for a per-node counter; from the latency
- * snapshot @lat for a percentile). Under the mutex.
+ * zswb_stats_reset - zero every counter of every view
+ *
+ * A counter reads as its sum less its value here; the latency histogram
+ * too.
+ * Gauges describe the present and are not reset, except the maximum.
+ * Every slot is reset, and what removed scopes counted.
  */
-static unsigned long zswb_value(int view, const struct zswb_stat *s, int nid,
-				const unsigned long *lat)
+void zswb_stats_reset(void)
 {
-	unsigned int i = nid * NR_ZSWB_NODE_STATS + s->item;
+	int i, slot;
 
-	lockdep_assert_held(&zswb_stats_mutex);
-	switch (s->kind) {
-	case ZSWB_STAT_COUNTER:
-		return ZSWB_SUM(view, count[s->item]);
-	case ZSWB_STAT_NODE_COUNTER:
-		return zswb_node_sum(view, i);
-	case ZSWB_STAT_GAUGE:
-		return s->gauge(view);
-	case ZSWB_STAT_PERCENTILE:
-		return zswb_latency_pct(lat, s->pct);
-	}
-	return 0;
-}
-
-/* A file's view: its data less one (the top-level files have none). */
-static int zswb_file_view(struct seq_file *m)
-{
-	return (long)m->private - 1;
-}
-
-/* Every row but the per-node ones, then those, node by node. */
-static int zswb_stats_show(struct seq_file *m, void *v)
-{
-	unsigned long lat[ZSWB_LAT_BUCKETS];
-	const struct zswb_stat *s;
-	int i, view = zswb_file_view(m);
-
-	mutex_lock(&zswb_stats_mutex);
-	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		lat[i] = zswb_latency(view, i);
-	for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
-		if (s->kind != ZSWB_STAT_NODE_COUNTER)
-			seq_printf(m, "%s %lu\n", s->name, zswb_value(view, s, 0, lat));
-	for_each_node(i)
-		for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
-			if (s->kind == ZSWB_STAT_NODE_COUNTER)
-				seq_printf(m, "%s_node%d %lu\n", s->name, i,
-					   zswb_value(view, s, i, NULL));
-	mutex_unlock(&zswb_stats_mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(zswb_stats);
-
-/*
- * Every statistic, then every parameter, a line each of tab-separated
- * fields (Documentation/zswap_wb.rst, "schema"):
- * "stat name kind unit help" and "param name kind values default flags help".
- */
-static int zswb_schema_show(struct seq_file *m, void *v)
-{
-	const struct zswb_stat *s;
-
-	for (s = zswb_stats; s < zswb_stats + ZSWB_NR_ROWS; s++)
-		seq_printf(m, "stat\t%s%s\t%s\t%s\t%s\n", s->name,
-			   s->kind == ZSWB_STAT_NODE_COUNTER ? "_node<N>" : "",
-			   s->kind == ZSWB_STAT_COUNTER ||
-			   s->kind == ZSWB_STAT_NODE_COUNTER ? "counter" : "gauge",
-			   s->kind == ZSWB_STAT_PERCENTILE ? "us" : "-", s->help);
-	zswb_params_show(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(zswb_schema);
-
-static int zswb_latency_show(struct seq_file *m, void *v)
-{
-	int i, view = zswb_file_view(m);
-
-	mutex_lock(&zswb_stats_mutex);
-	for (i = 0; i < ZSWB_LAT_BUCKETS; i++)
-		seq_printf(m, "%lu %lu\n", 2UL << i, zswb_latency(view, i));
-	mutex_unlock(&zswb_stats_mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(zswb_latency);
-
-/* A file's data: the row of zswb_stats[], plus ZSWB_NR_ROWS times its node. */
-static int zswb_counter_get(void *data, u64 *val)
-{
-	unsigned long id = (unsigned long)data;
-
-	mutex_lock(&zswb_stats_mutex);
-	*val = zswb_value(ZSWB_VIEW_HOST, &zswb_stats[id % ZSWB_NR_ROWS],
-			  id / ZSWB_NR_ROWS, NULL);
-	mutex_unlock(&zswb_stats_mutex);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(zswb_counter_fops, zswb_counter_get, NULL, "%llu\n");
-
-static ssize_t zswb_reset_write(struct file *file, const char __user *buf,
-				size_t len, loff_t *ppos)
-{
-	bool reset;
-	int i, slot, ret;
-
-	ret = kstrtobool_from_user(buf, len, &reset);
-	if (ret)
-		return ret;
-	if (!reset)
-		return -EINVAL;
-	/*
-	 * Gauges describe the present and are not reset, except the maximum.
-	 * Every slot is reset, and what removed scopes counted.
-	 */
 	mutex_lock(&zswb_stats_mutex);
 	for (slot = 0; slot < ZSWB_NR_SLOTS; slot++) {
 		struct zswb_slot *sl = &zswb_slots[slot];
@@ -403,15 +273,7 @@ static ssize_t zswb_reset_write(struct file *file, const char __user *buf,
 	memset(zswb_retired_node, 0,
 	       nr_node_ids * NR_ZSWB_NODE_STATS * sizeof(long));
 	mutex_unlock(&zswb_stats_mutex);
-	return len;
 }
-
-static const struct file_operations zswb_reset_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= zswb_reset_write,
-	.llseek	= noop_llseek,
-};
 
 static void zswb_stats_free(void)
 {
@@ -531,54 +393,6 @@ void zswb_stats_slot_live(int slot, bool live)
 	mutex_unlock(&zswb_stats_mutex);
 }
 
-/* The files of the counters and gauges: one each, one per node for the per-node ones. */
-static void zswb_debugfs_values(void)
-{
-	unsigned long id;
-	char name[48];
-	int nid;
-
-	for (id = 0; id < ZSWB_NR_ROWS; id++) {
-		const struct zswb_stat *s = &zswb_stats[id];
-
-		switch (s->kind) {
-		case ZSWB_STAT_COUNTER:
-		case ZSWB_STAT_GAUGE:
-			debugfs_create_file_unsafe(s->name, 0400, zswb_debugfs_root,
-						   (void *)id, &zswb_counter_fops);
-			break;
-		case ZSWB_STAT_NODE_COUNTER:
-			for_each_node(nid) {
-				snprintf(name, sizeof(name), "%s_node%d", s->name, nid);
-				debugfs_create_file_unsafe(name, 0400, zswb_debugfs_root,
-							   (void *)(id + nid * ZSWB_NR_ROWS),
-							   &zswb_counter_fops);
-			}
-			break;
-		case ZSWB_STAT_PERCENTILE:	/* lines of "stats" only */
-			break;
-		}
-	}
-}
-
-/*
- * The files of a view in @dir: "stats" and "free_latency_us", as the
- * top-level ones.
- */
-void zswb_stats_slot_files(struct dentry *dir, int slot)
-{
-	void *data = (void *)(long)(slot + 1);
-
-	debugfs_create_file("stats", 0400, dir, data, &zswb_stats_fops);
-	debugfs_create_file("free_latency_us", 0400, dir, data, &zswb_latency_fops);
-}
-
-/* The directory of the scopes' files. */
-struct dentry *zswb_stats_scopes_dir(void)
-{
-	return zswb_scopes_root;
-}
-
 int zswb_stats_init(void)
 {
 	unsigned int n = nr_node_ids * NR_ZSWB_NODE_STATS;
@@ -591,23 +405,10 @@ int zswb_stats_init(void)
 		return -ENOMEM;
 	}
 	zswb_slots[0].used = true;
-	zswb_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	zswb_debugfs_values();
-	debugfs_create_file("stats", 0400, zswb_debugfs_root, NULL,
-			    &zswb_stats_fops);
-	debugfs_create_file("schema", 0400, zswb_debugfs_root, NULL,
-			    &zswb_schema_fops);
-	debugfs_create_file("free_latency_us", 0400, zswb_debugfs_root, NULL,
-			    &zswb_latency_fops);
-	debugfs_create_file("reset", 0200, zswb_debugfs_root, NULL,
-			    &zswb_reset_fops);
-	zswb_scopes_root = debugfs_create_dir("scopes", zswb_debugfs_root);
-	zswb_stats_slot_files(debugfs_create_dir("global", zswb_scopes_root), 0);
 	return 0;
 }
 
 void zswb_stats_exit(void)
 {
-	debugfs_remove_recursive(zswb_debugfs_root);
 	zswb_stats_free();
 }

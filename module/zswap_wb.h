@@ -7,8 +7,9 @@
  * and arms the hook's points on their behalf; each family lives in the
  * file named after it and exports its hook callbacks here. params.c owns
  * the parameters (zswap_wb_params.h) and the global settings. stats.c owns
- * the counters (zswap_wb_stats.h) and the debugfs directory, whose
- * "schema" describes every statistic and parameter. scope.c binds policy
+ * the counters (zswap_wb_stats.h) and the scopes' slots; debugfs.c, above
+ * it, the debugfs directory, whose "schema" describes every statistic and
+ * parameter. scope.c binds policy
  * settings to cgroups (configfs) and finds the scope of a memcg.
  */
 #ifndef _ZSWAP_WB_H
@@ -41,6 +42,13 @@ enum zswb_node_stat_item {
 #define ZSWB_NODE_COUNTER(item, ...)	ZSWB_NODE_##item,
 #include "zswap_wb_stats.h"
 	NR_ZSWB_NODE_STATS,
+};
+
+/* The gauges (zswap_wb_stats.h): zswb_stats_gauge(). */
+enum zswb_gauge_item {
+#define ZSWB_GAUGE(name, ...)	ZSWB_GAUGE_##name,
+#include "zswap_wb_stats.h"
+	NR_ZSWB_GAUGES,
 };
 
 /* Histogram of writeback-end-to-free times: bucket i counts [2^i, 2^(i+1)) us. */
@@ -252,15 +260,32 @@ int zswb_param_write(struct zswb_settings *set, const struct zswb_param *p,
 		     const char *val);
 void zswb_params_show(struct seq_file *m);
 
-/* stats.c */
+/*
+ * stats.c: the slots, and the views their readers sum: ZSWB_VIEW_HOST
+ * (every slot), or a slot: 0 is "global" (with the slots no scope has and
+ * what was folded), another that scope's alone. A view is read under
+ * zswb_stats_lock().
+ */
+#define ZSWB_VIEW_HOST	(-1)
 int zswb_stats_init(void);
 void zswb_stats_exit(void);
 int zswb_stats_slot_alloc(int slot);
 bool zswb_stats_slot_quiet(int slot);
 void zswb_stats_slot_fold(int slot);
 void zswb_stats_slot_live(int slot, bool live);
-void zswb_stats_slot_files(struct dentry *dir, int slot);
-struct dentry *zswb_stats_scopes_dir(void);
+void zswb_stats_lock(void);
+void zswb_stats_unlock(void);
+unsigned long zswb_stats_count(int view, unsigned int item);
+unsigned long zswb_stats_node_count(int view, int nid, unsigned int item);
+void zswb_stats_latency(int view, unsigned long lat[ZSWB_LAT_BUCKETS]);
+void zswb_stats_reset(void);
+unsigned long zswb_stats_gauge(int view, unsigned int gauge);
+
+/* debugfs.c: the files of the views, above stats.c. */
+void zswb_debugfs_init(void);
+void zswb_debugfs_exit(void);
+void zswb_debugfs_view_files(struct dentry *dir, int view);
+struct dentry *zswb_debugfs_scopes_dir(void);
 
 /*
  * What a lookup of a memcg finds (zswb_scope_of()): the slot and settings
