@@ -37,19 +37,8 @@ bench_config apps
 pairs=${1:?pairs}
 shift
 failed=0
-set -- $(for c in "$@"; do
-	case "$c" in
-	*:*) echo "$c" ;;
-	*) echo "$c:disk $c:zram" ;;
-	esac
-done)
-for c in "$@"; do
-	case "$c" in
-	build:disk|build:zram|redis:disk|redis:zram|mariadb:disk|mariadb:zram) ;;
-	*) echo "# apps.sh: unknown comparison '$c' (WORKLOAD build, redis or mariadb; KIND disk or zram)" >&2
-		exit 64 ;;
-	esac
-done
+comps=$(apps_comparisons "$@") || exit 64
+set -- $comps
 
 # settings VARIANT: the zswbctl ab settings of a variant. Stock names every
 # parameter a policy of its swap kind sets, so that A is stock whatever the
@@ -171,9 +160,7 @@ for c in "$@"; do
 		mariadb_prepare || { failed=1; continue; }
 		prepared=1
 	fi
-	case "$kind" in
-	disk) compare "$wl" disk stock async_free skip_fault skip_zswap_slots per_node all ;;
-	zram) compare "$wl" zram zram-stock zram-sync_free zram-all ;;
-	esac
+	sides=APPS_SIDES_$kind
+	compare "$wl" "$kind" ${!sides}
 done
 exit $failed

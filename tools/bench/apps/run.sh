@@ -53,18 +53,7 @@ begin=$(date +%s)
 iter=$ZSWB_APPS_ROUNDS
 plan=0
 [ "${1:-}" != --plan ] || { plan=1; shift; }
-comps=$(for c in ${*:-build redis mariadb}; do
-	case "$c" in
-	*:*) echo "$c" ;;
-	*) echo "$c:disk $c:zram" ;;
-	esac
-done)
-for c in $comps; do
-	case "$c" in
-	build:disk|build:zram|redis:disk|redis:zram|mariadb:disk|mariadb:zram) ;;
-	*) zswb_die "unknown comparison '$c' (WORKLOAD build, redis or mariadb; KIND disk or zram)" ;;
-	esac
-done
+comps=$(apps_comparisons "$@" 2>&1) || zswb_die "$comps"
 jobs=$(zswb_bench_jobs) || exit 1
 TIMES=$ZSWB_CACHE/apps-seconds
 # work COMPARISON: its runs (ab's warm-up, the A/A pair and the runs of
@@ -73,9 +62,8 @@ TIMES=$ZSWB_CACHE/apps-seconds
 # without one.
 work() {
 	local wl=${1%:*} kind=${1#*:} sides=0 v all s m
-	all="stock async_free skip_fault skip_zswap_slots per_node all"
-	[ "$kind" = disk ] || all="zram-stock zram-sync_free zram-all"
-	for v in $all; do
+	all=APPS_SIDES_$kind
+	for v in ${!all}; do
 		case " $ZSWB_APPS_VARIANTS " in *" $v "*) sides=$((sides + 1)) ;; esac
 	done
 	s=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s") c = i; next }
@@ -158,35 +146,31 @@ progress() {
 	done
 }
 
-# vm N COMPARISON...: one boot of the image that runs the COMPARISONs; its
-# console in bench-results/apps-vmN.log, the lines that tell how it goes
-# (prefixed "vmN: " when there are two), its status in $st/N.
+# vm N COMPARISONS: one boot of the image that runs the COMPARISONS (one
+# word list), as lane N of lanes_run; its console in
+# bench-results/apps-vmN.log, the lines that tell how it goes (prefixed
+# "vmN: " when there are two); its status, the VM's.
 vm() {
 	local n=$1 pre=""
-	shift
 	[ -z "$lane2" ] || pre="vm$n: "
 	# redis-server's own service stays off: the benchmark starts its server.
 	bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
 		--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
-		--cmd "$knobs bash ./apps.sh $iter $*" 2>&1 |
+		--cmd "$knobs bash ./apps.sh $iter $2" 2>&1 |
 		tee "bench-results/apps-vm$n.log" |
 		grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm" | progress "$pre"
-	echo "${PIPESTATUS[0]}" > "$st/$n"
+	return "${PIPESTATUS[0]}"
 }
 echo "# image $(basename "$img") ready in $((t_img - begin)) s; ${lane2:+two VMs, }an A/A pair and $iter pairs per comparison:" \
 	"${lane1# } (about $((w1 / 60)) minutes)${lane2:+ |$lane2 (about $((w2 / 60)))}"
 rm -f bench-results/apps-vm[12].log
-vm 1 $lane1 &
-p1=$!
-p2=
-if [ -n "$lane2" ]; then
-	vm 2 $lane2 &
-	p2=$!
-fi
-wait $p1 $p2 || true
+# Each VM is one item of the queue: a lane boots it and runs it whole.
+mkdir "$st/lanes"
+printf '%s\n' "${lane1# }" ${lane2:+"${lane2# }"} > "$st/lanes/queue"
+lanes_run "$(wc -l < "$st/lanes/queue")" "$st/lanes" vm
 cat bench-results/apps-vm1.log ${lane2:+bench-results/apps-vm2.log} > "$log"
-status=$(cat "$st/1" 2>/dev/null || echo 1)
-[ -z "$lane2" ] || [ "$status" != 0 ] || status=$(cat "$st/2" 2>/dev/null || echo 1)
+status=0
+[ ! -s "$st/lanes/failed" ] || status=1
 # CPU time of our children (QEMU above all), for a loaded host: the time
 # the VMs would take on cores of their own.
 times > "$payload/times"
