@@ -5,9 +5,10 @@
 # current one in brackets, as the module prints it: get prints the
 # current choice, get --choices every choice; only a list of words with
 # one in brackets is a choice; a set that fails leaves the choice as it was.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 12
 module_schema
 

@@ -6,9 +6,10 @@
 # kallsyms or the kernel's config); debugfs not mounted, or for root
 # only; a reset refused by kernel lockdown; each path named from what
 # $ZSWB_SYSFS and $ZSWB_DEBUGFS hold. Each reason has its exit status.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 24
 
 # Without the module, or without debugfs, each command says so.
@@ -54,7 +55,7 @@ export ZSWB_SYSFS=$tmp/sys ZSWB_KALLSYMS=$tmp/kallsyms
 fake
 echo "none [integrity] confidentiality" >"$tmp/lockdown"
 if chattr +i "$d/reset" 2>/dev/null; then
-	immutable+=("$d/reset")
+	at_exit chattr -i "$d/reset"
 	t "reset: kernel lockdown" 6 '' \
 		"zswbctl: cannot reset statistics: Operation not permitted: the kernel is locked down (integrity), see kernel_lockdown(7)" \
 		reset
@@ -69,13 +70,11 @@ else
 fi
 echo "[none] integrity confidentiality" >"$tmp/lockdown"
 
-# asnobody ARGS...: zsw ARGS as user nobody, debugfs a directory for root.
+# asnobody ARGS...: zsw ARGS as user nobody, debugfs a directory for root
+# (run: $rc, $out and $err).
 asnobody() {
-	ZSWB_DEBUGFS=$tmp/rootonly/zswap_wb setpriv --reuid=65534 --regid=65534 \
-		--clear-groups "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	out=$(<"$tmp/out")
-	err=$(<"$tmp/err")
+	ZSWB_DEBUGFS=$tmp/rootonly/zswap_wb run setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$bin" "$@"
 }
 # debugfs is for root: a user is told so.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

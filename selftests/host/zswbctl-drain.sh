@@ -7,9 +7,10 @@
 # them back if one fails; turning off a parameter flagged "waits" waits,
 # in user space, until no folio is in flight, and Ctrl-C ends the wait
 # saying what is left; without a schema, nothing of this runs.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 25
 module_schema
 

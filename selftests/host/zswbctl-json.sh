@@ -6,9 +6,10 @@
 # statistics integers in canonical form or strings, every string escaped;
 # an error is the JSON's "error" too; without debugfs or a schema, what
 # cannot be typed is null and the exit status says why.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 16
 module_schema
 

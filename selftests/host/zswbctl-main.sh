@@ -5,9 +5,10 @@
 # --version, -j, --json), the usage and exit status of bad usage, and
 # --help's list of commands, exit codes and the parameters as the module's
 # schema gives them; a write error on stdout fails.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 22
 module_schema
 

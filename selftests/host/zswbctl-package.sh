@@ -4,12 +4,14 @@
 # What zswbctl ships beside its binary, and its sources' style: the man
 # page (man and groff report no warning, and do warn about a broken page;
 # every section, command and exit status), make install (DESTDIR,
-# PREFIX), checkpatch --strict on its own sources, and json_writer.[ch]
-# as the kernel's bpftool copy with each change marked.
+# PREFIX), checkpatch --strict on its own sources, json_writer.[ch] as
+# the kernel's bpftool copy with each change marked; the man page and
+# zswap_wb.rst on ab, zswbctl-plot and the scope label, and what make
+# install and the packages ship of them. KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
-plan 9
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
+plan 13
 
 for lint in "man --warnings -E UTF-8 -l" "groff -man -ww -z"; do
 	# shellcheck disable=SC2086 # split lint on purpose
@@ -82,5 +84,23 @@ else
 	skip "json_writer.[ch]: the kernel's bpftool copy, each change marked zswbctl:" \
 		"no kernel source in $ZSWB_CACHE"
 fi
+
+# The documents say what ab, the plot and the scope label are; what
+# make install and the packages ship of them.
+man=$tool/zswbctl.8
+grep -q "^\.SS A/B comparisons" "$man" && grep -q 'zswbctl\\-plot' "$man" && grep -q 'scope' "$man" &&
+	grep -q 'from\\-csv' "$man" && grep -q 'concurrent' "$man"
+result "zswbctl(8) documents ab, zswbctl-plot and the scope label" $?
+grep -q '^A fleet A/B' "$top/Documentation/zswap_wb.rst" &&
+	grep -q 'zswap_wb_scope:freed_per_written_back:ratio_rate5m' "$top/Documentation/zswap_wb.rst" &&
+	grep -q 'zswap-wb-prometheus-rules' "$top/Documentation/zswap_wb.rst"
+result "zswap_wb.rst has the fleet A/B section, naming the rules and their package" $?
+man -l "$man" >/dev/null 2>"$tmp/man.err"
+rc=$? out='' err=$(<"$tmp/man.err")
+[ "$rc" = 0 ] && [ -z "$err" ]
+result "zswbctl(8) renders without warnings" $?
+grep -q 'zswbctl-plot' "$tool/Makefile" && grep -q 'zswap_wb.rules.yml' "$tool/Makefile" &&
+	grep -q 'python3-matplotlib' "$top/debian/control"
+result "make install ships zswbctl-plot and the rules; the package recommends matplotlib" $?
 
 ktap_finished

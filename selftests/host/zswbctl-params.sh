@@ -6,9 +6,10 @@
 # anything is written; a set of several parameters writes all or none
 # (a refused write puts back those written); unknown, unreadable and
 # malformed names fail with their reason.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 45
 module_schema
 

@@ -8,9 +8,10 @@
 # seconds, the latency histogram cumulative; zswap_wb_up and the build
 # info first; HELP in the documentation's words. Checked with a text
 # format parser (promcheck.py, itself checked first) and promtool.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 26
 module_schema
 

@@ -8,9 +8,10 @@
 # unwritable directory) changes nothing and leaves no temporary; a module
 # that cannot be read leaves FILE with zswap_wb_up 0 alone, the exit
 # status saying why.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 26
 module_schema
 
@@ -46,7 +47,7 @@ t "prometheus: FILE ends in /" 64 '' "zswbctl: '$tmp/tf/' is not a file name" \
 result "prometheus: refused FILEs leave no temporary file" $?
 cp "$tmp/tf/zswap_wb.prom" "$tmp/prom.before"
 if chattr +i "$tmp/tf" 2>/dev/null; then
-	immutable+=("$tmp/tf")
+	at_exit chattr -i "$tmp/tf"
 	t "prometheus: unwritable directory" 1 '' \
 		"zswbctl: cannot create a temporary file in $tmp/tf: Operation not permitted" \
 		prometheus "$tmp/tf/zswap_wb.prom"

@@ -7,9 +7,10 @@
 # uint, choice) for --json and prometheus, never its value; a line it
 # cannot read is left out, said once; without a schema, status shows the
 # parameters as their files read.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 8
 module_schema
 

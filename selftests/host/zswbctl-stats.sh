@@ -6,9 +6,10 @@
 # directory; diff runs a command and prints how each counter moved (no
 # gauge, no percentile: the schema says which is which), with the
 # command's exit status; reset writes 1 to the reset file.
+# On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../zswbctl/lib.sh
+. "$(dirname "$0")/../zswbctl/lib.sh"
 plan 26
 module_schema
 

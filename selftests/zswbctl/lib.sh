@@ -1,66 +1,82 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034 # the sections use what it sets
+# shellcheck shell=bash disable=SC2034 # the suites use what it sets
 #
-# Sourced by each section of zswbctl's host tests (selftests/zswbctl/*.sh
-# but test.sh, this file and the other suites' *_test.sh): the paths, a
-# fake sysfs/debugfs tree in a temporary directory that zswbctl reads
-# instead of the module's, the helpers that run zswbctl and judge it, and
-# the KTAP printer (the kernel's ktap_helpers.sh, through
-# selftests/ktap.sh). A section runs alone or under test.sh, which builds
-# zswbctl once for all of them and numbers their tests as one plan.
-# Never touches the real module: the paths point into the fake tree and
-# delete_module() is always skipped.
+# Sourced by each of zswbctl's host suites, selftests/host/zswbctl-*.sh
+# (selftests/run.sh runs each as a suite; "bash selftests/host/NAME.sh"
+# runs one alone): the paths, a fake sysfs/debugfs/configfs/cgroup tree
+# in a temporary directory that zswbctl reads instead of the module's and
+# the host's, the helpers that run zswbctl and judge it, one cleanup at
+# exit for every suite (at_exit), and the KTAP printer (the kernel's
+# ktap_helpers.sh, through selftests/ktap.sh). A suite declares its tests
+# with "plan N", which builds zswbctl if it is not up to date, and ends
+# with ktap_finished. Never touches the real module: the paths point into
+# the fake tree and delete_module() is always skipped.
 
 set -u
+# zswbctl fits its text to COLUMNS (zswbctl(8)): the suites compare its
+# text as a pipe reads it, whatever terminal they were started from.
+unset COLUMNS
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # What is tested: the tool's sources, its Makefile and its man page.
 tool=$top/tools/zswbctl
 # shellcheck source=../../tools/kernel/common.sh
 . "$top/tools/kernel/common.sh"
 # The build, the Prometheus text parser (Debian's python3, not whatever
-# python3 comes first in PATH) and promtool, the man page linters, chattr
-# and setpriv, and strace (how prometheus replaces its FILE); test.sh
-# checks them once for every section.
-[ -n "${ZSWBCTL_TESTNO:-}" ] ||
-	zswb_need gcc libc6-dev make python3 python3-prometheus-client prometheus groff-base \
-		man-db e2fsprogs util-linux strace
+# python3 comes first in PATH) and promtool, the man page linters, chattr,
+# setpriv, flock and script(1), and strace (how prometheus replaces its
+# FILE). A suite that needs more asks for it with zswb_need itself.
+zswb_need gcc libc6-dev make python3 python3-prometheus-client prometheus groff-base \
+	man-db e2fsprogs util-linux strace
 # shellcheck source=../ktap.sh
 . "$top/selftests/ktap.sh"
 py=/usr/bin/python3
 tmp=$(mktemp -d)
-immutable=()
-# Files made immutable by a test must be mutable again before rm -rf.
-cleanup() {
-	local f
 
-	for f in "${immutable[@]}"; do chattr -i "$f" 2>/dev/null; done
+# at_exit CMD [ARG...]: run CMD when the suite exits, however it exits,
+# before its temporary directory is removed; the last registered first.
+# What a test leaves that rm -rf cannot undo (an immutable file, a
+# server) is undone so. The suites' one cleanup: none sets its own trap.
+exit_cmds=()
+at_exit() {
+	local cmd
+
+	printf -v cmd '%q ' "$@"
+	exit_cmds=("$cmd" "${exit_cmds[@]}")
+}
+cleanup() {
+	local cmd
+
+	for cmd in "${exit_cmds[@]}"; do eval "$cmd" >/dev/null 2>&1; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 bin=$tool/zswbctl
-# Hook and lockdown probes read fake files too: never the host's.
+# Hook and lockdown probes, policy scopes, cgroups and /proc read fake
+# files too: never the host's.
 export ZSWB_SYSFS=$tmp/sys ZSWB_DEBUGFS=$tmp/debug ZSWB_NO_DELETE_MODULE=1 \
-	ZSWB_KALLSYMS=$tmp/kallsyms ZSWB_KCONFIG=$tmp/none ZSWB_LOCKDOWN=$tmp/lockdown
+	ZSWB_KALLSYMS=$tmp/kallsyms ZSWB_KCONFIG=$tmp/none ZSWB_LOCKDOWN=$tmp/lockdown \
+	ZSWB_CONFIGFS=$tmp/config ZSWB_CGROUP=$tmp/cgroup ZSWB_PROC=$tmp/proc
 echo "ffffffff81234560 T zswap_wb_register" >"$tmp/kallsyms"
 echo "[none] integrity confidentiality" >"$tmp/lockdown"
 p=$tmp/sys/parameters
 d=$tmp/debug
 
-# plan N: this section's N tests. Alone, the KTAP header and the plan,
-# after building zswbctl if it is not up to date; under test.sh, which
-# printed one plan for all sections, built zswbctl and passes the next
-# test number in ZSWBCTL_TESTNO, the numbers go on from there.
+# build: make zswbctl if it is not up to date (STATIC from the
+# environment, as the Makefile takes it: empty for the package's dynamic
+# build); its output in $tmp/build. Two suites run at once take turns
+# (flock on the tool's directory): neither links a half-written binary.
+build() {
+	flock "$tool" make -s -C "$tool" >"$tmp/build" 2>&1
+}
+
+# plan N: the suite's N tests: the KTAP header and the plan, after
+# building zswbctl if it is not up to date; a build that fails bails out.
 plan() {
 	local n=$1
 
-	KSFT_NUM_TESTS=$n
-	if [ -n "${ZSWBCTL_TESTNO:-}" ]; then
-		KTAP_TESTNO=$ZSWBCTL_TESTNO
-		return
-	fi
 	ktap_print_header
 	ktap_set_plan "$n"
-	make -s -C "$tool" >"$tmp/build" 2>&1 || {
+	build || {
 		sed 's/^/# /' "$tmp/build"
 		ktap_exit_fail_msg "zswbctl does not build"
 	}
@@ -94,12 +110,18 @@ skip() {
 	ktap_test_skip "$desc"
 }
 
-# zsw ARGS...: run zswbctl, setting $rc, $out and $err.
-zsw() {
-	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+# run CMD [ARG...]: run CMD, setting the globals $rc, $out and $err
+# (its exit status, stdout and stderr), which result shows on a failure.
+run() {
+	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	out=$(<"$tmp/out")
 	err=$(<"$tmp/err")
+}
+
+# zsw ARGS...: run zswbctl (run: $rc, $out and $err).
+zsw() {
+	run "$bin" "$@"
 }
 
 # t DESC RC OUT ERR ARGS...: run zswbctl ARGS and pass if it exits with RC,
