@@ -129,26 +129,21 @@ static int __zswb_shrink_memcg(struct mem_cgroup *memcg,
 /*
  * zswap_wb_ops.shrink_memcg: one call of shrink_memcg(), batched, as the
  * scope of @memcg says (zswb_global's with no scope bound). The walk
- * sleeps: a scope is held by zswb_scope_srcu, so that its slot counts
+ * sleeps: the scope is held by zswb_scope_srcu, so that its slot counts
  * this call to its end.
  */
 int zswb_shrink_memcg(struct mem_cgroup *memcg, enum zswap_shrink_caller caller,
 		      int folio_nid)
 {
-	bool scoped = zswb_scopes_on();
-	const struct zswb_scope_core *sc = &zswb_global;
-	int idx = 0, ret;
+	const struct zswb_scope_core *sc;
+	int idx, ret;
 
-	/* The global settings are static: with no scope bound, no SRCU. */
-	if (scoped) {
-		idx = zswb_scope_lock();
-		sc = zswb_scope_lookup(memcg);
-	}
+	idx = zswb_scope_lock();
+	sc = zswb_scope_of(memcg);
 	ret = __zswb_shrink_memcg(memcg, caller, folio_nid, sc->slot,
 				  READ_ONCE(sc->set.v[ZSWB_P_shrink_policy]),
 				  READ_ONCE(sc->set.v[ZSWB_P_shrink_batch]));
-	if (scoped)
-		zswb_scope_unlock(idx);
+	zswb_scope_unlock(idx);
 	return ret;
 }
 
