@@ -8,7 +8,7 @@
  * Authors:	Stephen Hemminger <stephen@networkplumber.org>
  *
  * zswbctl: the kernel's tools/bpf/bpftool copy; the changes for zswbctl
- * are marked "zswbctl:" (selftests/zswbctl/build.sh checks there are no others).
+ * are marked "zswbctl:" (selftests/host/zswbctl-package.sh checks there are no others).
  */
 
 #include <stdio.h>
