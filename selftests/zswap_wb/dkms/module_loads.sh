@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # DESC: modprobe loads the DKMS-installed zswap_wb
 #
-# In the initramfs selftests/dkms_test.sh builds from a DKMS install:
+# In the initramfs selftests/host/dkms.sh builds from a DKMS install:
 # zswap_wb resolves to the module under updates/dkms/, which loads and
 # unloads.
 . "$(dirname "$0")/../lib.sh"
