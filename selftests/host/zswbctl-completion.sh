@@ -38,13 +38,18 @@ for n in $params; do
 	choice) schema_values "$n" | sed 's/^\([^ ]*\)/[\1]/' ;;
 	esac >"$p/$n"
 done
-printf '%s\n' "$schema" >"$d/schema"
+# a name wider than a narrow terminal, to be cut; the schema describes
+# it, as it describes every statistic: a counter per node
+{
+	printf '%s\n' "$schema"
+	printf 'stat\tshrink_written_from_the_remote_node_node<N>\tcounter\t-\tWritten from afar.\n'
+} >"$d/schema"
 v=101
 awk -F'\t' '$1 == "stat" { sub(/<N>$/, "0", $2); print $2 }' <<<"$schema" | while read -r k; do
 	echo "$k $v"
 	v=$((v + 1013))
 done >"$d/stats"
-# a name wider than a narrow terminal, to be cut; its value stays whole
+# the wide name; its value stays whole
 echo "shrink_written_from_the_remote_node_node12 123456789012" >>"$d/stats"
 cp "$d/stats" "$d/scopes/global/stats"
 cp "$d/stats" "$d/scopes/batch-1/stats"

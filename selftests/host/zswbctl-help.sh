@@ -23,9 +23,12 @@ export PATH=$tmp/path:$PATH
 echo Y >"$p/enabled"
 echo N >"$p/async_free"
 echo "written_back 5" >"$d/stats"
-printf 'param\t%s\tbool\t0 1 n y\tN\t%s\t%s\n' enabled - Enabled. async_free drains,waits Async. \
-	>"$d/schema"
+{
+	printf 'stat\twritten_back\tcounter\t-\tPages written back.\n'
+	printf 'param\t%s\tbool\t0 1 n y\tN\t%s\t%s\n' enabled - Enabled. async_free drains,waits Async.
+} >"$d/schema"
 : >"$d/reset"
+fake_global
 # zswbctl runs in $tmp/cwd, which must stay empty.
 cd "$tmp/cwd" || exit 1
 

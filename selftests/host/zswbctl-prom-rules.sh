@@ -4,10 +4,10 @@
 # zswbctl prometheus's policy scopes and the Prometheus rules it ships,
 # on a fake module tree with scopes (ab_lib.sh's fake_ab): the scope
 # families with a scope label and zswap_wb_scope_info, checked by
-# promtool check metrics; none without scopes; promtool check rules and
-# promtool test rules on the shipped recording and alerting rules, and on
-# broken copies of them, which must fail; make install and the package
-# ship them. KTAP on stdout.
+# promtool check metrics; a debugfs without scopes/ refused; promtool
+# check rules and promtool test rules on the shipped recording and
+# alerting rules, and on broken copies of them, which must fail; make
+# install and the package ship them. KTAP on stdout.
 
 # shellcheck source=../zswbctl/lib.sh
 . "$(dirname "$0")/../zswbctl/lib.sh"
@@ -35,10 +35,19 @@ done
 [[ $rc == 0 && $lint == 0 && $ok == 0 ]] || sed 's/^/# promtool: /' "$tmp/lint"
 [[ $rc == 0 && $lint == 0 && $ok == 0 ]]
 result "prometheus: each scope's counters and histogram with a scope label, settings as an info metric" $?
+# The module always has scopes/global/: a debugfs without scopes/ is not
+# its, and prometheus says so, exports no series of it and changes nothing.
+# tree_sum: one checksum of every path, size and content of the fake tree.
+tree_sum() {
+	find "$tmp/sys" "$d" "$tmp/config" "$tmp/cgroup" -printf '%p %s\n' -type f -exec cat {} + |
+		md5sum
+}
 rm -rf "$d/scopes"
+before=$(tree_sum)
 zsw prometheus
-[[ $rc == 0 ]] && ! grep -q zswap_wb_scope "$tmp/out" && grep -qxF 'zswap_wb_written_back_total 30' "$tmp/out"
-result "prometheus: a module without scopes has no scope families" $?
+[[ $rc == 1 && $err == "zswbctl: cannot list $d/scopes: No such file or directory" ]] &&
+	only_down "$tmp/out" && [ "$(tree_sum)" == "$before" ] && [ ! -e "$marker" ]
+result "prometheus: a debugfs without scopes/ is refused (exit 1), zswap_wb_up 0 alone, nothing changed" $?
 
 # The recording rules, and a broken copy that the same tests must catch.
 rules=$tool/prometheus

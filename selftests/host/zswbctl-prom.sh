@@ -5,14 +5,16 @@
 # the Prometheus text format, each family as the schema types it: the
 # booleans and integers as gauges, policies as info labels, counters as
 # _total, per-node counters as one family with node labels, latencies in
-# seconds, the latency histogram cumulative; zswap_wb_up and the build
-# info first; HELP in the documentation's words. Checked with a text
+# seconds, the latency histogram cumulative, the global scope's families
+# with a scope label; zswap_wb_up and the build info first; HELP in the
+# documentation's words; a statistic the schema does not describe, or
+# whose value is not a number, left out. Checked with a text
 # format parser (promcheck.py, itself checked first) and promtool.
 # On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
 # shellcheck source=../zswbctl/lib.sh
 . "$(dirname "$0")/../zswbctl/lib.sh"
-plan 26
+plan 27
 module_schema
 
 # The validator itself must refuse malformed text.
@@ -55,13 +57,17 @@ v=101
 for k in $stat_names; do
 	has "zswap_wb_${k}_total $v.0" || ok=1
 	grep -q "^# TYPE zswap_wb_${k}_total counter$" "$tmp/prom.stdout" || ok=1
+	# scopes/global/, the same as the host's without a scope
+	has "zswap_wb_scope_${k}_total{scope=\"global\"} $v.0" || ok=1
+	grep -q "^# TYPE zswap_wb_scope_${k}_total counter$" "$tmp/prom.stdout" || ok=1
 	v=$((v + 1))
 done
-result "prometheus: every module counter as a _total counter with its value" $ok
+result "prometheus: every module counter as a _total counter with its value, the global scope's too" $ok
 ok=0
 has 'zswap_wb_shrink_scanned_total{node="0"} 300.0' &&
 	has 'zswap_wb_shrink_scanned_total{node="1"} 200.0' &&
-	has 'zswap_wb_shrink_written_total{node="1"} 70.0' || ok=1
+	has 'zswap_wb_shrink_written_total{node="1"} 70.0' &&
+	has 'zswap_wb_scope_shrink_written_total{node="1",scope="global"} 70.0' || ok=1
 [ "$(grep -c '^# TYPE zswap_wb_shrink_scanned_total counter$' "$tmp/prom.stdout")" = 1 ] || ok=1
 result "prometheus: per-node counters as one family with node labels" $ok
 ok=0
@@ -78,8 +84,10 @@ has 'zswap_wb_free_latency_seconds_bucket{le="0.000002"} 10.0' &&
 	has 'zswap_wb_free_latency_seconds_bucket{le="0.000032"} 40.0' &&
 	has 'zswap_wb_free_latency_seconds_bucket{le="8.388608"} 40.0' &&
 	has 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 42.0' &&
-	has 'zswap_wb_free_latency_seconds_count 42.0' || ok=1
-[ "$(grep -c '_bucket' "$tmp/prom.dump")" = 24 ] || ok=1
+	has 'zswap_wb_free_latency_seconds_count 42.0' &&
+	has 'zswap_wb_scope_free_latency_seconds_bucket{le="+Inf",scope="global"} 42.0' || ok=1
+[ "$(grep -c '^zswap_wb_free_latency_seconds_bucket' "$tmp/prom.dump")" = 24 ] || ok=1
+[ "$(grep -c '^zswap_wb_scope_free_latency_seconds_bucket' "$tmp/prom.dump")" = 24 ] || ok=1
 ! grep -q 'le="16.777216"\|free_latency_seconds_sum' "$tmp/prom.stdout" || ok=1
 result "prometheus: histogram cumulative in seconds, open last bucket only in +Inf, no _sum" $ok
 # HELP lines are the documentation's words (markup and line breaks aside).
@@ -104,7 +112,7 @@ result "prometheus: HELP of each counter, gauge and parameter in the docs' words
 # zswap_wb_up and the build info; a module gone leaves no series of it.
 kernel=$(uname -r)
 fake_mod
-printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+fake_hist "2 1" "4 2"
 echo 9.8.7 >"$tmp/sys/version"
 zsw prometheus
 printf '%s\n' "$out" | promcheck && [ "$rc" = 0 ] && has "zswap_wb_up 1.0" &&
@@ -118,18 +126,34 @@ zsw prometheus
 printf '%s\n' "$out" | promcheck && has "zswap_wb_build_info{kernel=\"$kernel\",zswbctl=\"$version\"} 1.0"
 result "prometheus: a module without a version file, build_info without the label" $?
 
-# A statistic the schema does not list.
+# The module always has parameters/: without it, nothing of the module.
 fake
-printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
-echo "extra 3" >>"$d/stats"
+fake_hist "2 1" "4 2"
+rm -r "$p"
 zsw prometheus
-promcheck <<<"$out" && has 'zswap_wb_param_info{name="compressor",value="lz4"} 1.0' &&
+printf '%s\n' "$out" >"$tmp/noparams.prom"
+[[ $rc == 1 && $err == "zswbctl: cannot list $tmp/sys/parameters: No such file or directory" ]] &&
+	only_down "$tmp/noparams.prom"
+result "prometheus: without parameters/, zswap_wb_up 0 alone, exit 1, said" $?
+
+# A statistic the schema does not describe, one whose value is not a
+# number: left out, the host's and the global scope's; HELP and types
+# are the schema's alone.
+fake
+printf 'stat\tstate\tgauge\t-\tThe state.\n' >>"$d/schema"
+printf '%s\n' "extra 3" "extra_node0 4" "state idle" >>"$d/stats"
+fake_global
+fake_hist "2 1" "4 2"
+zsw prometheus
+[ "$rc" = 0 ] && [ -z "$err" ] &&
+	promcheck <<<"$out" && has 'zswap_wb_param_info{name="compressor",value="lz4"} 1.0' &&
 	has "zswap_wb_param_enabled 1.0" && has "zswap_wb_stored_pages_total 100.0" &&
+	has 'zswap_wb_scope_stored_pages_total{scope="global"} 100.0' &&
 	grep -q '^# HELP zswap_wb_stored_pages_total Pages stored.$' <<<"$out" &&
-	has "zswap_wb_extra_total 3.0" &&
-	grep -q '^# HELP zswap_wb_extra_total zswap_wb statistic extra.$' <<<"$out" &&
-	! grep -q state <<<"$out"
-result "prometheus: a statistic the schema does not list is a counter, non-numeric values left out" $?
+	grep -q '^# HELP zswap_wb_scope_stored_pages_total Pages stored.$' <<<"$out" &&
+	! grep -q 'extra\|state\|zswap_wb statistic' <<<"$out" &&
+	[ "$(grep -c '^# TYPE .* counter$' <<<"$out")" = 4 ]
+result "prometheus: a statistic the schema does not describe left out, and a value not a number" $?
 
 # Every line is # HELP, # TYPE or a sample, whatever the module holds.
 
@@ -145,7 +169,7 @@ prom_lines() {
 ok=0
 for tree in fake fake_mod; do
 	$tree
-	[ -e "$d/free_latency_us" ] || printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+	[ -e "$d/free_latency_us" ] || fake_hist "2 1" "4 2"
 	zsw prometheus
 	if ! { [ "$rc" = 0 ] && [ -n "$out" ] && prom_lines; }; then
 		diag "$tree: exit $rc"
@@ -163,9 +187,11 @@ echo x >"$p/bad-name"
 	fake_param multi choice l1 l1 -
 	fake_param negp choice -3 -3 -
 	fake_param bad-name choice x x -
+	printf 'stat\t%s\tcounter\t-\t%s.\n' k K bad-key Bad. 'v_node<N>' V w_node W x_nodeA X
 } >>"$d/schema"
 printf '%s\n' "k 1" "bad-key 2" "v_node1 3" "v_node2 4" "w_node 5" "x_nodeA 6" >"$d/stats"
-printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+fake_global
+fake_hist "2 1" "4 2"
 zsw prometheus
 ok=0
 [[ $rc == 0 && $err == "zswbctl: parameter 'bad-name' left out: not a metric name" ]] || ok=1
@@ -175,15 +201,19 @@ for l in 'zswap_wb_param_info{name="weird",value="a\"b\\c"} 1' \
 	'zswap_wb_param_info{name="multi",value="l1\nl2"} 1' \
 	'zswap_wb_param_info{name="negp",value="-3"} 1' \
 	'zswap_wb_k_total 1' 'zswap_wb_v_total{node="1"} 3' 'zswap_wb_v_total{node="2"} 4' \
-	'zswap_wb_w_node_total 5' 'zswap_wb_x_nodeA_total 6'; do
+	'zswap_wb_w_node_total 5' 'zswap_wb_x_nodeA_total 6' \
+	'zswap_wb_scope_info{scope="global",cgroup="",batch_free="7",compressor="lz4",enabled="Y",max_pool_percent="20",multi="l1\nl2",negp="-3",pool_free="N",wb_free="Y",weird="a\"b\\c",settings="batch_free=7 compressor=lz4 enabled=Y max_pool_percent=20 multi=l1\nl2 negp=-3 pool_free=N wb_free=Y weird=a\"b\\c"} 1' \
+	'zswap_wb_scope_v_total{scope="global",node="2"} 4'; do
 	grep -qxF "$l" <<<"$out" || { diag "missing: $l"; ok=1; }
 done
 ! grep -q 'bad' <<<"$out" || ok=1
-result "prometheus: label values escaped, odd names left out, node suffixes only with a number" $ok
+result "prometheus: label values escaped (the global scope's settings too), odd names left out, node suffixes only with a number" $ok
 fake
-for i in $(seq 64); do echo "$i 1"; done >"$d/free_latency_us"
+mapfile -t lines < <(for i in $(seq 64); do echo "$i 1"; done)
+fake_hist "${lines[@]}"
 zsw prometheus
-[[ $rc == 0 && $(grep -c '^zswap_wb_free_latency_seconds_bucket' <<<"$out") == 64 ]] &&
+[[ $rc == 0 && $(grep -c '^zswap_wb_free_latency_seconds_bucket' <<<"$out") == 64 &&
+   $(grep -c '^zswap_wb_scope_free_latency_seconds_bucket' <<<"$out") == 64 ]] &&
 	grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 64' <<<"$out"
 result "prometheus: a histogram of 64 buckets" $?
 echo "65 1" >>"$d/free_latency_us"
@@ -195,10 +225,12 @@ t "prometheus: histogram bounds that do not rise are refused" 1 "$down" \
 : >"$d/free_latency_us"
 t "prometheus: an empty histogram is refused" 1 "$down" \
 	"zswbctl: $d/free_latency_us is empty" prometheus
-echo "8 3" >"$d/free_latency_us"
+fake_hist "8 3"
 zsw prometheus
 grep -qxF 'zswap_wb_free_latency_seconds_bucket{le="+Inf"} 3' <<<"$out" &&
-	[ "$(grep -c '_bucket' <<<"$out")" = 1 ]
+	[ "$(grep -c '^zswap_wb_free_latency_seconds_bucket' <<<"$out")" = 1 ] &&
+	grep -qxF 'zswap_wb_scope_free_latency_seconds_bucket{scope="global",le="+Inf"} 3' <<<"$out" &&
+	[ "$(grep -c '^zswap_wb_scope_free_latency_seconds_bucket' <<<"$out")" = 1 ]
 result "prometheus: a one-line histogram is +Inf alone" $?
 if command -v promtool >/dev/null; then
 	fake_mod

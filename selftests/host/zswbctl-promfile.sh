@@ -70,7 +70,7 @@ result "prometheus: a module file that cannot be read, FILE holds zswap_wb_up 0 
 
 # A module gone leaves no series of it.
 fake_mod
-printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+fake_hist "2 1" "4 2"
 zsw prometheus "$tmp/tf/zswap_wb.prom"
 grep -q '^zswap_wb_written_back_total ' "$tmp/tf/zswap_wb.prom"
 result "prometheus FILE: the module's series, before it goes" $?
@@ -82,7 +82,7 @@ gone() {
 
 	shift 3
 	fake_mod
-	printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+	fake_hist "2 1" "4 2"
 	"$bin" prometheus "$tmp/tf/zswap_wb.prom" 2>/dev/null
 	ino=$(stat -c %i "$tmp/tf/zswap_wb.prom")
 	env "$@" "$bin" prometheus "$tmp/tf/zswap_wb.prom" >"$tmp/out" 2>"$tmp/err"
@@ -127,7 +127,7 @@ result "prometheus: refused FILEs change nothing" $?
 # *.prom, created exclusively, renamed over FILE; and a reader that reads
 # FILE while it is replaced again and again only ever sees a whole file.
 fake_mod
-printf '%s\n' "2 1" "4 2" >"$d/free_latency_us"
+fake_hist "2 1" "4 2"
 if command -v strace >/dev/null; then
 	strace -f -qq -e trace=openat,rename,renameat,renameat2 -o "$tmp/strace" \
 		"$bin" prometheus "$tmp/tf/zswap_wb.prom"

@@ -5,7 +5,9 @@
 # statistics file or the keys asked for, a scope's from its debugfs
 # directory; diff runs a command and prints how each counter moved (no
 # gauge, no percentile: the schema says which is which), with the
-# command's exit status; reset writes 1 to the reset file.
+# command's exit status, a statistic the schema does not describe left
+# out; reset writes 1 to the reset file; a tree without parameters/ is
+# refused.
 # On a fake module tree (selftests/zswbctl/lib.sh); KTAP on stdout.
 
 # shellcheck source=../zswbctl/lib.sh
@@ -17,12 +19,13 @@ module_schema
 fake
 t "stats" 0 "$(<"$d/stats")" '' stats
 t "stats KEY" 0 5 '' stats written_back
-t "stats KEY KEY" 0 $'idle\n100' '' stats state stored_pages
+t "stats KEY KEY" 0 $'5\n100' '' stats written_back stored_pages
 t "stats: unknown key" 1 '' "zswbctl: unknown statistic 'bogus'" \
 	stats stored_pages bogus
 printf 'a 1' >"$d/stats"
 t "stats: adds a missing final newline" 0 'a 1' '' stats
 fake
+rm -r "$d/scopes"
 t "stats --scope: a debugfs directory without scopes/" 1 '' \
 	"zswbctl: $d/scopes: no such directory: is $d zswap_wb's debugfs?" stats --scope b
 mkdir -p "$d/scopes/b" "$d/scopes/global"
@@ -37,7 +40,7 @@ t "stats --scope: missing name" 64 '' "zswbctl: --scope needs a scope name" stat
 t "stats --scope: unknown key" 1 '' "zswbctl: unknown statistic 'bogus'" stats --scope b bogus
 fake
 
-new='stored_pages 97\nwritten_back 15\nstate busy\nadded 3\n'
+new='stored_pages 97\nwritten_back 15\nadded 3\n'
 t "diff" 3 $'stored_pages -3\nwritten_back 10' '' \
 	diff -- sh -c "printf '$new' >'$d/stats'; exit 3"
 fake
@@ -78,13 +81,19 @@ t "stats: a key ends at the first blank, its value after any blanks" 0 $'7\n8\n\
 	stats tabbed spaced bare last
 rm "$d/stats"
 t "stats: no stats file" 1 '' "zswbctl: cannot read $d/stats: No such file or directory" stats
-printf 'a 10\nb 5\nc x\nqueue_depth 1\nfree_latency_max_us 4\n' >"$d/stats"
-printf 'stat\tqueue_depth\tgauge\t-\tQ.\nstat\tfree_latency_max_us\tgauge\tus\tL.\n' >"$d/schema"
-t "diff: a counter that fell, one that appeared, one not a number" 0 $'a -6\nb 0' '' \
-	diff -- sh -c "printf 'a 4\nb 5\nc y\nd 1\nqueue_depth 9\nfree_latency_max_us 8\n' >'$d/stats'"
+printf 'a 10\nb 5\nc x\nqueue_depth 1\nfree_latency_max_us 4\nu 1\n' >"$d/stats"
+{
+	printf 'stat\t%s\tcounter\t-\t%s.\n' a A b B c C d D
+	printf 'stat\tqueue_depth\tgauge\t-\tQ.\nstat\tfree_latency_max_us\tgauge\tus\tL.\n'
+} >"$d/schema"
+t "diff: a counter that fell, one that appeared, one not a number, one the schema does not describe" \
+	0 $'a -6\nb 0' '' \
+	diff -- sh -c "printf 'a 4\nb 5\nc y\nd 1\nqueue_depth 9\nfree_latency_max_us 8\nu 9\n' >'$d/stats'"
 rm "$d/schema"
+# The module always has parameters/: without it, status fails, saying so.
 fake
 rm -r "$p"
-t "status: a module without parameters shows the statistics" 0 "$(<"$d/stats")" '' status
+t "status: without parameters/, refused (exit 1), saying so" 1 "" \
+	"zswbctl: cannot list $tmp/sys/parameters: No such file or directory" status
 
 ktap_finished

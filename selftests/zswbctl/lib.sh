@@ -153,8 +153,28 @@ fake_param() {
 	printf 'param\t%s\t%s\t%s\t%s\t%s\t%s.\n' "$name" "$kind" "$values" "$def" "$flags" "${name^}"
 }
 
+# fake_global: the tree's scopes/global/, which the module always has
+# (built with policy scopes or not): the statistics, and the histogram if
+# the tree has one, of what no scope covers; with no scope, the host's: a
+# copy of the top-level files.
+fake_global() {
+	mkdir -p "$d/scopes/global"
+	cp "$d/stats" "$d/scopes/global/stats"
+	if [ -e "$d/free_latency_us" ]; then
+		cp "$d/free_latency_us" "$d/scopes/global/free_latency_us"
+	fi
+}
+
+# fake_hist LINE...: the tree's free-latency histogram, LINE a line each,
+# the host's and its global scope's alike.
+fake_hist() {
+	printf '%s\n' "$@" >"$d/free_latency_us"
+	cp "$d/free_latency_us" "$d/scopes/global/free_latency_us"
+}
+
 # fake: (re)create a small fake module tree, which describes itself in its
-# schema.
+# schema: every statistic, every parameter; scopes/global/ (fake_global),
+# no histogram.
 fake() {
 	rm -rf "$tmp/sys" "$d"
 	mkdir -p "$p" "$d"
@@ -164,7 +184,7 @@ fake() {
 	echo Y >"$p/wb_free"
 	echo N >"$p/pool_free"
 	echo 7 >"$p/batch_free"
-	printf 'stored_pages 100\nwritten_back 5\nstate idle\n' >"$d/stats"
+	printf 'stored_pages 100\nwritten_back 5\n' >"$d/stats"
 	{
 		printf 'stat\tstored_pages\tcounter\t-\tPages stored.\n'
 		printf 'stat\twritten_back\tcounter\t-\tPages written back.\n'
@@ -176,6 +196,7 @@ fake() {
 		fake_param batch_free uint 0..64 0 drains
 	} >"$d/schema"
 	: >"$d/reset"
+	fake_global
 }
 
 # A parameter that can be read but whose writes fail even for root.
@@ -195,8 +216,7 @@ max_pool_percent = 20
 pool_free = N
 wb_free = Y
 stored_pages 100
-written_back 5
-state idle'
+written_back 5'
 nomod="zswbctl: zswap_wb is not loaded (no $tmp/none): load it with 'modprobe zswap_wb'"
 nodbg="zswbctl: no $tmp/none: debugfs is not mounted on $tmp (mount -t debugfs none $tmp)"
 # What prometheus prints when the module cannot be read: zswap_wb_up 0.
@@ -246,7 +266,7 @@ glob() {
 
 # fake_mod: the parameters and statistics the module has, as it prints
 # them, and its schema (from its sources), each counter a distinct value,
-# two nodes, a latency histogram.
+# two nodes, a latency histogram; scopes/global/ (fake_global).
 fake_mod() {
 	local k v=101 i
 
@@ -272,6 +292,7 @@ fake_mod() {
 		echo "$((2 << i)) $(( i < 5 ? 10 - i : (i == 23 ? 2 : 0) ))"
 	done >"$d/free_latency_us"
 	: >"$d/reset"
+	fake_global
 }
 
 # json_ok PYTHON-EXPRESSION: whether it holds of j, the JSON of $out

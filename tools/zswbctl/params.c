@@ -39,10 +39,7 @@ static void print_param_help(const struct param_info *p)
 	printf("  %-17s", p->name);
 	switch (p->type) {
 	case PARAM_UINT:
-		if (p->ranged)
-			printf("an integer from %lu to %lu", p->min, p->max);
-		else
-			fputs("an integer", stdout);
+		printf("an integer from %lu to %lu", p->min, p->max);
 		break;
 	case PARAM_BOOL:	/* "1|0, y|n, ...": the module's pairs, on|off */
 		fputs("boolean", stdout);
@@ -181,10 +178,6 @@ int param_list(struct dirent ***ents)
 
 	snprintf(path, sizeof(path), "%s/parameters", sysfs_dir);
 	n = scandir(path, ents, not_dot, alphasort);
-	if (n < 0 && errno == ENOENT) {
-		*ents = NULL;
-		return 0;	/* a module without parameters */
-	}
 	if (n < 0)
 		msg("cannot list %s: %s", path, strerror(errno));
 	return n;
@@ -273,13 +266,10 @@ int param_check(const char *name, const char *val)
 		errno = 0;
 		num = isdigit((unsigned char)*val) ? strtoul(val, &end, 0) : 0;
 		if (isdigit((unsigned char)*val) && !errno && !*end && num <= UINT_MAX &&
-		    (!p->ranged || (num >= p->min && num <= p->max)))
+		    num >= p->min && num <= p->max)
 			return 0;
-		if (p->ranged)
-			msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
-			    p->min, p->max);
-		else
-			msg("invalid value '%s' for %s: an integer", val, name);
+		msg("invalid value '%s' for %s: an integer from %lu to %lu", val, name,
+		    p->min, p->max);
 		return EXIT_USAGE;
 	case PARAM_BOOL:
 	case PARAM_CHOICE:

@@ -28,10 +28,9 @@ static bool prom_name_ok(const char *s)
 		     strlen(s);
 }
 
-/* Print @s as a Prometheus label value, quotes included. */
-static void prom_label(FILE *out, const char *s)
+/* Print @s escaped as (part of) a Prometheus label value, without quotes. */
+static void prom_escaped(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
@@ -40,6 +39,13 @@ static void prom_label(FILE *out, const char *s)
 		else
 			fputc(*s, out);
 	}
+}
+
+/* Print @s as a Prometheus label value, quotes included. */
+static void prom_label(FILE *out, const char *s)
+{
+	fputc('"', out);
+	prom_escaped(out, s);
 	fputc('"', out);
 }
 
@@ -134,8 +140,9 @@ static int prom_params(FILE *out)
 }
 
 /*
- * Whether statistic @e can be exported; its family name, after @prefix
- * ("zswap_wb_", or "zswap_wb_scope_"), in @name.
+ * Whether statistic @e can be exported (the schema describes it, and its
+ * value is a number); its family name, after @prefix ("zswap_wb_", or
+ * "zswap_wb_scope_"), in @name: the schema's kind and unit say which.
  */
 static bool prom_family(const struct stat_ent *e, const char *prefix, char *name, size_t len)
 {
@@ -145,16 +152,16 @@ static bool prom_family(const struct stat_ent *e, const char *prefix, char *name
 	size_t base;
 	int n;
 
-	if (!parse_num(e->val, &num) || !prom_name_ok(e->key))
-		return false;
 	s = stat_find(e->key);
+	if (!s || !parse_num(e->val, &num) || !prom_name_ok(e->key))
+		return false;
 	if (!node_key(e->key, &base, &node))
 		base = strlen(e->key);
-	if (s && s->usec)	/* "..._us" in seconds */
+	if (s->usec)	/* "..._us" in seconds */
 		n = snprintf(name, len, "%s%.*s_seconds", prefix, (int)base - 3, e->key);
 	else
 		n = snprintf(name, len, "%s%.*s%s", prefix, (int)base, e->key,
-			     s && s->kind == STAT_GAUGE ? "" : "_total");
+			     s->kind == STAT_GAUGE ? "" : "_total");
 	return n > 0 && (size_t)n < len;
 }
 
@@ -188,7 +195,7 @@ static void prom_labels(FILE *out, const char *scope, const char *key)
 static void prom_stats_of(FILE *out, const char *prefix, const struct stats *st,
 			  char **scope, int n)
 {
-	char name[256], other[256], help[256];
+	char name[256], other[256];
 	const struct stat_info *s;
 	unsigned long long us;
 	const struct stat_ent *e;
@@ -204,10 +211,9 @@ static void prom_stats_of(FILE *out, const char *prefix, const struct stats *st,
 			       !strcmp(name, other);
 		if (seen)
 			continue;
+		/* prom_family() exported it: the schema describes it. */
 		s = stat_find(st[0].ent[i].key);
-		snprintf(help, sizeof(help), MODNAME " statistic %.200s.", st[0].ent[i].key);
-		prom_head(out, name, s && s->kind != STAT_COUNTER ? "gauge" : "counter",
-			  s ? s->help : help);
+		prom_head(out, name, s->kind != STAT_COUNTER ? "gauge" : "counter", s->help);
 		for (k = 0; k < n; k++) {
 			for (j = 0; j < st[k].n; j++) {
 				e = &st[k].ent[j];
@@ -217,7 +223,7 @@ static void prom_stats_of(FILE *out, const char *prefix, const struct stats *st,
 				fputs(name, out);
 				prom_labels(out, scope ? scope[k] : NULL, e->key);
 				fputc(' ', out);
-				if (s && s->usec && parse_num(e->val, &us))
+				if (s->usec && parse_num(e->val, &us))
 					prom_seconds(out, us);
 				else
 					print_num(out, e->val);
@@ -405,8 +411,10 @@ static int prom_scope_info(FILE *out, char **scope, int n)
 			prom_label(out, s.val[i]);
 		}
 		fputs(",settings=\"", out);
-		for (i = 0; i < s.n; i++)
-			fprintf(out, "%s%s=%s", i ? " " : "", s.name[i], s.val[i]);
+		for (i = 0; i < s.n; i++) {
+			fprintf(out, "%s%s=", i ? " " : "", s.name[i]);
+			prom_escaped(out, s.val[i]);
+		}
 		fputs("\"} 1\n", out);
 		free(cgroup);
 		settings_free(&s);
@@ -424,8 +432,8 @@ static int is_scope(const struct dirent *d)
 /*
  * The policy scopes: each scope's statistics and histogram as the
  * zswap_wb_scope_* families with a "scope" label, "global" for everything
- * outside the scopes, and their settings as zswap_wb_scope_info. A module
- * without scopes (no debugfs "scopes") has none of these families.
+ * outside the scopes, and their settings as zswap_wb_scope_info. The
+ * module always has "scopes/global", built with scopes or not.
  */
 static int prom_scopes(FILE *out)
 {
@@ -436,11 +444,11 @@ static int prom_scopes(FILE *out)
 
 	snprintf(dir, sizeof(dir), "%s/scopes", debugfs_dir);
 	n = scandir(dir, &ents, is_scope, alphasort);
-	if (n < 0 && errno != ENOENT) {
+	if (n < 0) {
 		msg("cannot list %s: %s", dir, strerror(errno));
 		return 1;
 	}
-	if (n <= 0) {	/* a module without scopes: the host's families say it all */
+	if (!n) {
 		free(ents);
 		return 0;
 	}

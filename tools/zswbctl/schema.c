@@ -88,28 +88,36 @@ static bool parse_param(char **f)
 	static const char * const types[] = {
 		[PARAM_BOOL] = "bool", [PARAM_UINT] = "uint", [PARAM_CHOICE] = "choice",
 	};
+	unsigned long min = 0, max = 0;
 	struct param_info *p, *tmp;
-	char **flags, **fl;
+	char **flags, **fl, **values = NULL;
 	size_t t;
 
 	for (t = 0; t < ARRAY_SIZE(types) && strcmp(f[2], types[t]); t++)
 		;
 	if (t == ARRAY_SIZE(types))
 		return false;
-	tmp = grow(schema.param, &schema.nr_params, sizeof(*tmp));
-	if (!tmp)
+	/* Every integer parameter has its range: a line without is none. */
+	if (t == PARAM_UINT && sscanf(f[3], "%lu..%lu", &min, &max) != 2)
 		return false;
+	if (t != PARAM_UINT) {
+		values = split_words(f[3], " ");
+		if (!values)
+			return false;
+	}
+	/* Only a line read whole is a parameter of the schema. */
+	tmp = grow(schema.param, &schema.nr_params, sizeof(*tmp));
+	if (!tmp) {
+		free(values);
+		return false;
+	}
 	schema.param = tmp;
 	p = &tmp[schema.nr_params - 1];
 	p->name = f[1];
 	p->type = t;
-	if (p->type == PARAM_UINT) {
-		p->ranged = sscanf(f[3], "%lu..%lu", &p->min, &p->max) == 2;
-	} else {
-		p->values = split_words(f[3], " ");
-		if (!p->values)
-			return false;
-	}
+	p->min = min;
+	p->max = max;
+	p->values = values;
 	p->def = f[4];
 	flags = split_words(f[5], ",");
 	for (fl = flags; fl && *fl; fl++) {

@@ -128,15 +128,12 @@ bool node_key(const char *key, size_t *base_len, const char **node)
 	return true;
 }
 
-/*
- * Whether @key is a counter, as the module's schema says: a key it does
- * not list is taken as one.
- */
+/* Whether @key is a counter, as the module's schema says. */
 bool stat_is_counter(const char *key)
 {
 	const struct stat_info *s = stat_find(key);
 
-	return !s || s->kind == STAT_COUNTER;
+	return s && s->kind == STAT_COUNTER;
 }
 
 /*
@@ -157,19 +154,17 @@ static json_writer_t *json_open(void)
 }
 
 /*
- * Write statistic value @val as a JSON value: a number (every counter,
- * gauge and percentile is one), or a string for a line that is not.
+ * Write statistic value @val as a JSON number: the schema's every kind,
+ * counter, gauge and percentile, is one; null for a value that is none.
  */
 static void json_value(json_writer_t *w, const char *val)
 {
 	unsigned long long num;
 
-	if (!parse_num(val, &num))
-		jsonw_string(w, val);
-	else if (*val == '-')
-		jsonw_int(w, (long long)num);
-	else
+	if (val && parse_num(val, &num) && *val != '-')
 		jsonw_lluint(w, num);
+	else
+		jsonw_null(w);
 }
 
 /*
@@ -303,7 +298,7 @@ int cmd_status(char **argv __maybe_unused)
 /*
  * "--scope NAME": the file of scope NAME's statistics (debugfs
  * scopes/NAME/stats, "global" for what no scope covers) in @file; 0 or
- * the exit code. A module without scopes has no scopes/ directory.
+ * the exit code.
  */
 static int scope_stats_file(const char *name, char *file, size_t size)
 {

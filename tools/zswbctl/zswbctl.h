@@ -114,7 +114,7 @@ struct stat_info {
 /* A parameter's kind: its JSON and Prometheus type, and how set checks it. */
 enum param_type {
 	PARAM_BOOL,	/* values: the module's words, in pairs: off, on */
-	PARAM_UINT,	/* min..max, if ranged */
+	PARAM_UINT,	/* min..max */
 	PARAM_CHOICE,	/* values: the names */
 };
 
@@ -127,7 +127,6 @@ struct param_info {
 	const char *name;
 	enum param_type type;
 	char **values;		/* NULL-terminated; NULL for PARAM_UINT */
-	bool ranged;
 	unsigned long min, max;
 	const char *def;
 	unsigned int flags;
