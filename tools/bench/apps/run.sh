@@ -53,7 +53,7 @@ begin=$(date +%s)
 iter=$ZSWB_APPS_ROUNDS
 plan=0
 [ "${1:-}" != --plan ] || { plan=1; shift; }
-comps=$(apps_comparisons "$@" 2>&1) || zswb_die "$comps"
+comps=$(apps_comparisons "$@") || exit 1
 jobs=$(zswb_bench_jobs) || exit 1
 TIMES=$ZSWB_CACHE/apps-seconds
 # work COMPARISON: its runs (ab's warm-up, the A/A pair and the runs of
@@ -146,17 +146,18 @@ progress() {
 	done
 }
 
-# vm N COMPARISONS: one boot of the image that runs the COMPARISONS (one
-# word list), as lane N of lanes_run; its console in
+# vm LANE "N COMPARISON...": an item of lanes_run, whichever lane takes
+# it: boot N of the plan, which runs the COMPARISONs; its console in
 # bench-results/apps-vmN.log, the lines that tell how it goes (prefixed
 # "vmN: " when there are two); its status, the VM's.
 vm() {
-	local n=$1 pre=""
+	local n=${2%% *} pre=""
+	set -- "${2#* }"
 	[ -z "$lane2" ] || pre="vm$n: "
 	# redis-server's own service stays off: the benchmark starts its server.
 	bash tools/vm/run.sh $icount --rootfs "$img" --payload "$payload" --timeout "$timeout" \
 		--append "systemd.mask=redis-server.service systemd.mask=mariadb.service" \
-		--cmd "$knobs bash ./apps.sh $iter $2" 2>&1 |
+		--cmd "$knobs bash ./apps.sh $iter $1" 2>&1 |
 		tee "bench-results/apps-vm$n.log" |
 		grep --line-buffered -E "^#|^ABSIDES|^run.sh|^zswb-vm" | progress "$pre"
 	return "${PIPESTATUS[0]}"
@@ -166,9 +167,9 @@ echo "# image $(basename "$img") ready in $((t_img - begin)) s; ${lane2:+two VMs
 rm -f bench-results/apps-vm[12].log
 # Each VM is one item of the queue: a lane boots it and runs it whole.
 mkdir "$st/lanes"
-printf '%s\n' "${lane1# }" ${lane2:+"${lane2# }"} > "$st/lanes/queue"
+printf '%s\n' "1$lane1" ${lane2:+"2$lane2"} > "$st/lanes/queue"
 lanes_run "$(wc -l < "$st/lanes/queue")" "$st/lanes" vm
-cat bench-results/apps-vm1.log ${lane2:+bench-results/apps-vm2.log} > "$log"
+cat bench-results/apps-vm1.log ${lane2:+bench-results/apps-vm2.log} > "$log" 2>/dev/null || true
 status=0
 [ ! -s "$st/lanes/failed" ] || status=1
 # CPU time of our children (QEMU above all), for a loaded host: the time
