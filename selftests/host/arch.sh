@@ -20,9 +20,6 @@ t=$out
 
 ktap_print_header
 ktap_set_plan 6
-res() {
-	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
-}
 log() { sed 's/^/# /' "$1" | tail -20; }
 
 # objects: the objects compiled from the module's sources (kbuild's own

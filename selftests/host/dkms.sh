@@ -18,9 +18,6 @@ dk() { dkms "$@" --dkmstree "$t/dkms" --sourcetree "$t/src" --installtree "$t/li
 
 ktap_print_header
 ktap_set_plan 5
-res() {
-	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
-}
 log() { sed 's/^/# /' "$1"; }
 
 dk add -m zswap_wb -v "$VER" > "$t/add.log" 2>&1; rc=$?

@@ -16,6 +16,11 @@ cd "$ZSWB_TOP" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# res STATUS DESC: one test, passed if STATUS is 0.
+res() {
+	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
+}
+
 # c_test NAME ARGS...: build selftests/zswbctl/NAME.c with zswbctl ab's
 # arithmetic and run it with ARGS; it prints its own KTAP.
 c_test() {
