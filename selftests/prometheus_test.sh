@@ -53,20 +53,6 @@ res() {
 	[ "$2" = ok ] || failed=1
 }
 
-# kv FILE KEY: the value of "KEY VALUE" in FILE.
-kv() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
-
-# wait_for SECS CMD...: until CMD succeeds, at most SECS seconds.
-wait_for() {
-	local n=$1
-	shift
-	until "$@"; do
-		[ "$n" -gt 0 ] || return 1
-		n=$((n - 1))
-		sleep 1
-	done
-}
-
 # scrape_self: node_exporter's metrics, as the host's Prometheus reads them.
 scrape_self() {
 	exec 3<>/dev/tcp/127.0.0.1/9100 || return 1
@@ -146,11 +132,11 @@ guest_counters() {
 	local host=$1 boot=$2 s c
 	for s in $SCOPES global; do
 		for c in $COUNTERS; do
-			echo "prom-counter $host $boot $s $c $(kv /sys/kernel/debug/zswap_wb/scopes/$s/stats $c)"
+			echo "prom-counter $host $boot $s $c $(kv $ZSWB_DEBUGFS/scopes/$s/stats $c)"
 		done
 	done
 	for c in $VMSTAT; do
-		echo "prom-counter $host $boot vmstat $c $(kv /proc/vmstat $c)"
+		echo "prom-counter $host $boot vmstat $c $(vmstat $c)"
 	done
 }
 
@@ -159,7 +145,7 @@ guest_counters() {
 guest_live() {
 	local s
 	for s in $SCOPES global; do
-		echo "prom-live $1 $2 $s $(date +%s) $(kv /sys/kernel/debug/zswap_wb/scopes/$s/stats written_back)"
+		echo "prom-live $1 $2 $s $(date +%s) $(kv $ZSWB_DEBUGFS/scopes/$s/stats written_back)"
 	done
 }
 
@@ -171,7 +157,7 @@ guest() {
 	# not loaded yet: it writes zswap_wb_up 0).
 	if [ "$boot" != 1 ]; then
 		booted=$(( $(date +%s) - $(cut -d. -f1 /proc/uptime) ))
-		if wait_for 60 eval '[ "$(stat -c %Y /var/lib/prometheus/node-exporter/zswap_wb.prom)" -ge '"$booted"' ]'; then
+		if poll 60 eval '[ "$(stat -c %Y /var/lib/prometheus/node-exporter/zswap_wb.prom)" -ge '"$booted"' ]'; then
 			res "reboot-export-$host" ok
 		else
 			echo "# zswap_wb.prom not written since the boot: $(ls -l --time-style=+%s /var/lib/prometheus/node-exporter/zswap_wb.prom)"
@@ -181,7 +167,7 @@ guest() {
 	fi
 	guest_setup "$host" "$boot" || return 1
 	# node_exporter serves the module's series before the workload.
-	if wait_for 60 eval 'scrape_self | grep -q "^zswap_wb_up 1"'; then
+	if poll 60 eval 'scrape_self | grep -q "^zswap_wb_up 1"'; then
 		res "export-$host-$boot" ok
 	else
 		scrape_self | grep zswap_wb | head -5 | sed 's/^/# /'
@@ -209,9 +195,9 @@ guest() {
 	echo "prom-mark $host $boot idle $(date +%s)"
 	# The async frees that were queued finish; then nothing moves.
 	sleep 5
-	wb=$(kv /sys/kernel/debug/zswap_wb/scopes/b1/stats written_back)
-	a=$(kv /sys/kernel/debug/zswap_wb/scopes/a/stats written_back)
-	b=$(kv /sys/kernel/debug/zswap_wb/scopes/b1/stats freed_async)
+	wb=$(kv $ZSWB_DEBUGFS/scopes/b1/stats written_back)
+	a=$(kv $ZSWB_DEBUGFS/scopes/a/stats written_back)
+	b=$(kv $ZSWB_DEBUGFS/scopes/b1/stats freed_async)
 	echo "# $host boot $boot: a wrote back $a, b1 wrote back $wb and freed $b at once"
 	if [ $rc = 0 ] && [ "${a:-0}" -gt 100 ] && [ "${wb:-0}" -gt 100 ] && [ "${b:-0}" -gt 0 ]; then
 		res "work-$host-$boot" ok
@@ -248,6 +234,8 @@ guest() {
 
 if [ "${1:-}" = --guest ]; then
 	. /run/zswb-run/env
+	# kv, vmstat and poll: the helpers of every script in a test VM.
+	. /run/zswb-run/guest.sh
 	guest "${2:?host}" "${3:?role}" "${4:?boot}"
 	exit $?
 fi
@@ -323,6 +311,7 @@ dpkg-deb -x "$ctldeb" "$t/ctl" || zswb_die "cannot unpack $ctldeb"
 zswbctl=$t/ctl/usr/sbin/zswbctl
 mkdir -p "$t/payload"
 cp "$0" "$t/payload/prometheus_test.sh"
+cp "$ZSWB_TOP/tools/vm/guest.sh" "$t/payload/"
 cp "$ctldeb" "$t/payload/"
 gcc -O2 -Wall -static -o "$t/payload/thrash" "$ZSWB_TOP/selftests/zswap_wb/thrash.c" ||
 	zswb_die "building thrash failed"
