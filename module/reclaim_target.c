@@ -149,16 +149,17 @@ static u64 zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
  * still the target while its usage plus the pages the module freed of
  * the folio's memcg since that sighting, naming it, is within a charge
  * batch of its limit: stock would still hold those charged until that
- * memcg's next reclaim. It does not depend on how fast the kernel runs.
+ * memcg's next reclaim, counted in pages, not time.
  * Frees that named the root are not counted: stock's global reclaim
  * would free those too. Where the memcg at its limit is an ancestor, the
  * frees of its other children are not counted, and the count lags the
  * uncharges by a batch per CPU: mostly a smaller sum (the pages of a run
  * that ends within a drain's batch are added before the batch is put).
- * So for ZSWB_SEEN_HOLD
- * after the sighting the memcg is the target whatever the sum: stock's
- * usage itself hovers below the limit between its reclaims, by what one
- * frees beyond the charge that failed.
+ * So for ZSWB_SEEN_HOLD after the sighting the memcg is the target
+ * whatever the sum: stock's usage itself hovers below the limit between
+ * its reclaims, by what one frees beyond the charge that failed. That
+ * hold is jiffies, which a kernel slow beside its work (a starved vCPU)
+ * spends faster; design.rst has what that costs.
  *
  * Called with the folio locked, which keeps its memcg; ancestors live as
  * long as it does, and the steps up from one memcg always lead to the
