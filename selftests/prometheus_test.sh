@@ -127,16 +127,17 @@ guest_setup() {
 }
 
 # guest_counters HOST BOOT: every counter the host compares, as this host
-# reads them itself (debugfs, /proc/vmstat), once nothing moves them.
+# reads them itself (debugfs, /proc/vmstat), once nothing moves them; a
+# value it cannot read is left empty, which the host counts a mismatch.
 guest_counters() {
 	local host=$1 boot=$2 s c
 	for s in $SCOPES global; do
 		for c in $COUNTERS; do
-			echo "prom-counter $host $boot $s $c $(kv $ZSWB_DEBUGFS/scopes/$s/stats $c)"
+			echo "prom-counter $host $boot $s $c $(kv $ZSWB_DEBUGFS/scopes/$s/stats $c "")"
 		done
 	done
 	for c in $VMSTAT; do
-		echo "prom-counter $host $boot vmstat $c $(vmstat $c)"
+		echo "prom-counter $host $boot vmstat $c $(kv /proc/vmstat $c "")"
 	done
 }
 
@@ -145,7 +146,7 @@ guest_counters() {
 guest_live() {
 	local s
 	for s in $SCOPES global; do
-		echo "prom-live $1 $2 $s $(date +%s) $(kv $ZSWB_DEBUGFS/scopes/$s/stats written_back)"
+		echo "prom-live $1 $2 $s $(date +%s) $(kv $ZSWB_DEBUGFS/scopes/$s/stats written_back "")"
 	done
 }
 

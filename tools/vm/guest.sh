@@ -12,12 +12,13 @@ CG_ROOT=/sys/fs/cgroup
 
 # kv FILE NAME [DEFAULT]: the value of NAME in FILE, a "NAME VALUE" line
 # each, as /proc/vmstat, memory.stat, the module's stats and a program's
-# "NAME VALUE" report are; DEFAULT (0 unless given) if NAME is not there,
+# "NAME VALUE" report are; DEFAULT (0 unless given; "" prints nothing,
+# for a caller that tells a missing value from 0) if NAME is not there,
 # or FILE (a module loaded without its debugfs files, as a failed
 # allocation leaves it). The one reader of such a file's values.
 kv() {
-	[ -r "$1" ] || { echo "${3:-0}"; return 0; }
-	awk -v k="$2" -v d="${3:-0}" '$1 == k { print $2; f = 1 } END { if (!f) print d }' "$1"
+	[ -r "$1" ] || { echo "${3-0}"; return 0; }
+	awk -v k="$2" -v d="${3-0}" '$1 == k { print $2; f = 1 } END { if (!f) print d }' "$1"
 }
 
 # vmstat NAME: the current value of a /proc/vmstat counter.
