@@ -80,13 +80,15 @@ hostload_part() {
 }
 
 # hostload_loop NAME SLEEP CMD...: run CMD, count it in $HOSTLOAD_DIR/NAME,
-# sleep, again, until killed.
+# sleep, again, until killed. The count is renamed into place: killed
+# between a truncation and its write, the loop would leave NAME empty.
 hostload_loop() {
 	local name=$1 pause=$2 n=0
 	shift 2
 	while :; do
 		"$@" >/dev/null 2>&1 && n=$((n + 1))
-		echo $n > "$HOSTLOAD_DIR/$name"
+		echo $n > "$HOSTLOAD_DIR/$name.new" &&
+			mv -f "$HOSTLOAD_DIR/$name.new" "$HOSTLOAD_DIR/$name"
 		sleep "$pause"
 	done
 }
