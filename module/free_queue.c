@@ -203,7 +203,8 @@ static void zswb_putback_busy(struct folio *folio, int slot)
  */
 void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed)
 {
-	struct zswb_run run = { 0 };
+	/* Its write ends now. */
+	struct zswb_run run = { .ended = local_clock() };
 
 	if (!folio_trylock(folio)) {
 		zswb_putback_busy(folio, slot);
@@ -324,6 +325,7 @@ static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer
 			zswb_putback_busy(folio, slot);
 			continue;
 		}
+		run.ended = word & ~ZSWB_QUEUED_LOW;
 		if (!zswb_remove(folio, &run)) {
 			zswb_putback_locked(folio, slot);
 			continue;

@@ -10,7 +10,9 @@
 
 #include <linux/hash.h>
 #include <linux/memcontrol.h>
+#include <linux/jiffies.h>
 #include <linux/percpu.h>
+#include <linux/sched/clock.h>
 #include <linux/swap.h>
 
 #include "free_path.h"
@@ -80,6 +82,22 @@ static bool zswb_seen_of(u64 word, u64 cgid)
 static u32 zswb_seen_age(u64 word)
 {
 	return (u32)jiffies - (u32)(word >> 32);
+}
+
+/*
+ * The jiffies from @word's writing to @ended (local_clock() ns, a folio's
+ * write end), 0 if it was written after.
+ */
+static u32 zswb_seen_age_at(u64 word, u64 ended)
+{
+	u32 age = zswb_seen_age(word);
+	s64 waited = local_clock() - ended;
+	unsigned long since;
+
+	if (waited <= 0)
+		return age;
+	since = nsecs_to_jiffies(waited);
+	return age > since ? age - since : 0;
 }
 
 /* Note that the memcg of cgroup id @cgid has the memcg @up steps up at its limit. */
@@ -155,11 +173,14 @@ static u64 zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
  * frees of its other children are not counted, and the count lags the
  * uncharges by a batch per CPU: mostly a smaller sum (the pages of a run
  * that ends within a drain's batch are added before the batch is put).
- * So for ZSWB_SEEN_HOLD after the sighting the memcg is the target
- * whatever the sum: stock's usage itself hovers below the limit between
- * its reclaims, by what one frees beyond the charge that failed. That
- * hold is jiffies, which a kernel slow beside its work (a starved vCPU)
- * spends faster; design.rst has what that costs.
+ * So for a folio whose write ended within ZSWB_SEEN_HOLD of the sighting
+ * the memcg is the target whatever the sum: stock's usage itself hovers
+ * below the limit between its reclaims, by what one frees beyond the
+ * charge that failed. The hold runs to the write's end, not to the
+ * lookup: from there stock's folio waits for the next reclaim, and the
+ * time it waits queued is the module's. It is jiffies, which a kernel
+ * slow beside its work (a starved vCPU) spends faster; design.rst has
+ * what that costs.
  *
  * Called with the folio locked, which keeps its memcg; ancestors live as
  * long as it does, and the steps up from one memcg always lead to the
@@ -201,7 +222,7 @@ static void zswb_reclaim_target(struct folio *folio, struct zswb_run *run)
 		limit = min(READ_ONCE(m->memory.max), READ_ONCE(m->memory.high));
 		/* What stock would hold charged. */
 		usage = page_counter_read(&m->memory) + zswb_seen_freed(s, word);
-		if (zswb_seen_age(word) >= ZSWB_SEEN_HOLD &&
+		if (zswb_seen_age_at(word, run->ended) >= ZSWB_SEEN_HOLD &&
 		    usage + MEMCG_CHARGE_BATCH < limit)
 			return;
 		run->target = m;
@@ -234,8 +255,9 @@ void zswb_run_add(struct zswb_run *run)
  * zswap_wb_remove_folio() with the target for @folio's memcg, looked up
  * once per run of folios of one memcg: the lookup reads page counters
  * that every charge writes. @run carries it from folio to folio; start
- * with it zeroed and end it with zswb_run_add(). A folio's memcg is
- * stable while it is locked, and one still charged keeps its ancestors.
+ * with it zeroed, set its @ended to each folio's write end before the
+ * call, and end it with zswb_run_add(). A folio's memcg is stable while
+ * it is locked, and one still charged keeps its ancestors.
  */
 bool zswb_remove(struct folio *folio, struct zswb_run *run)
 {
