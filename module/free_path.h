@@ -54,7 +54,7 @@ struct zswb_sighting;
 struct zswb_run {
 	struct mem_cgroup *memcg;	/* the run's memcg; NULL before the first */
 	struct mem_cgroup *target;	/* named in its shadow entries */
-	u64 ended;			/* the folio's write end (ns) */
+	u64 waited;			/* ns since the folio's write ended */
 #ifdef CONFIG_MEMCG
 	struct zswb_sighting *seen;	/* its memcg's sighting, or NULL */
 	u64 word;			/* that sighting's word at the lookup */

@@ -203,8 +203,7 @@ static void zswb_putback_busy(struct folio *folio, int slot)
  */
 void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed)
 {
-	/* Its write ends now. */
-	struct zswb_run run = { .ended = local_clock() };
+	struct zswb_run run = { 0 };
 
 	if (!folio_trylock(folio)) {
 		zswb_putback_busy(folio, slot);
@@ -325,7 +324,7 @@ static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer
 			zswb_putback_busy(folio, slot);
 			continue;
 		}
-		run.ended = word & ~ZSWB_QUEUED_LOW;
+		run.waited = ns > 0 ? ns : 0;
 		if (!zswb_remove(folio, &run)) {
 			zswb_putback_locked(folio, slot);
 			continue;

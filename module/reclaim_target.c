@@ -12,7 +12,6 @@
 #include <linux/memcontrol.h>
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
-#include <linux/sched/clock.h>
 #include <linux/swap.h>
 
 #include "free_path.h"
@@ -85,18 +84,14 @@ static u32 zswb_seen_age(u64 word)
 }
 
 /*
- * The jiffies from @word's writing to @ended (local_clock() ns, a folio's
- * write end), 0 if it was written after.
+ * The jiffies from @word's writing to a write that ended @waited ns ago,
+ * 0 if it was written after.
  */
-static u32 zswb_seen_age_at(u64 word, u64 ended)
+static u32 zswb_seen_age_at(u64 word, u64 waited)
 {
 	u32 age = zswb_seen_age(word);
-	s64 waited = local_clock() - ended;
-	unsigned long since;
+	unsigned long since = nsecs_to_jiffies(waited);
 
-	if (waited <= 0)
-		return age;
-	since = nsecs_to_jiffies(waited);
 	return age > since ? age - since : 0;
 }
 
@@ -222,7 +217,7 @@ static void zswb_reclaim_target(struct folio *folio, struct zswb_run *run)
 		limit = min(READ_ONCE(m->memory.max), READ_ONCE(m->memory.high));
 		/* What stock would hold charged. */
 		usage = page_counter_read(&m->memory) + zswb_seen_freed(s, word);
-		if (zswb_seen_age_at(word, run->ended) >= ZSWB_SEEN_HOLD &&
+		if (zswb_seen_age_at(word, run->waited) >= ZSWB_SEEN_HOLD &&
 		    usage + MEMCG_CHARGE_BATCH < limit)
 			return;
 		run->target = m;
@@ -255,8 +250,9 @@ void zswb_run_add(struct zswb_run *run)
  * zswap_wb_remove_folio() with the target for @folio's memcg, looked up
  * once per run of folios of one memcg: the lookup reads page counters
  * that every charge writes. @run carries it from folio to folio; start
- * with it zeroed, set its @ended to each folio's write end before the
- * call, and end it with zswb_run_add(). A folio's memcg is stable while
+ * with it zeroed (a synchronous free: the write ends now), set its
+ * @waited to the time since each folio's write ended before the call,
+ * and end it with zswb_run_add(). A folio's memcg is stable while
  * it is locked, and one still charged keeps its ancestors.
  */
 bool zswb_remove(struct folio *folio, struct zswb_run *run)

@@ -26,7 +26,8 @@ need_module || exit 1
 zswap_on
 swap_on disk || exit 1
 set_param async_free 1 || exit 1
-cg_new sq 40M
+max=40
+cg_new sq ${max}M
 cg_run sq thrash --size 80 --passes 1000 > /tmp/sq.out 2>&1 &
 job=$!
 poll 30 grep -q . $CG_ROOT/sq/cgroup.procs || { msg "thrash did not start"; exit 1; }
@@ -47,10 +48,10 @@ root0=$(wbstat shadow_root) freed0=$(wbstat freed_async)
 echo 0 > /sys/module/zswb_holdfree/parameters/hold
 poll 10 none_inflight
 root=$(( $(wbstat shadow_root) - root0 )) freed=$(( $(wbstat freed_async) - freed0 ))
-msg "queued $queued with the memcg at $usage of $((40 * 256)) pages; freed $freed after 3 s, $root naming no memcg"
+msg "queued $queued with the memcg at $usage of $((max * 256)) pages; freed $freed after 3 s, $root naming no memcg"
 kill -KILL "$pid"
 kill -CONT "$pid"
 wait $job
 check "folios were held queued" "[ $queued -gt 0 ] && [ $freed -ge $queued ]" &&
-check "the memcg was taken below its limit" "[ $usage -lt $((40 * 256 - 256)) ]" &&
+check "the memcg was taken below its limit" "[ $usage -lt $(((max - 1) * 256)) ]" &&
 check "each names the memcg its write ended at the limit of" "[ $root = 0 ]"
