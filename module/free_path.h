@@ -24,13 +24,50 @@ static inline unsigned long *zswb_mark_word(struct folio *folio)
 }
 
 /*
- * A time (ns) as it is stored in an lru word: even. In lru.next an odd
- * value is a tail page's head pointer to compound_head(); 1 ns is not
- * worth a histogram bucket.
+ * The words of a marked folio's times. writeback_prepare() stores its
+ * start in lru.next: jiffies times four, so that bit 0 (in compound_head's
+ * word, "tail page") and bit 1 (page_is_pfmemalloc()) are clear. The end
+ * replaces it with the ended word, kept in lru.next until the folio is
+ * queued and then in its queued word (lru.prev) beside the slot and lock
+ * bits: the end (local_clock()) in 64 ns units in bits 6 to 47, so that
+ * differences are modulo 2^48 ns (78 hours), and the jiffies from the
+ * start to the end in bits 48 to 62, at most 32,767. Its low 6 bits and
+ * bit 63 are clear: no word of a page at free matches PP_SIGNATURE.
  */
-static inline unsigned long zswb_time_word(u64 ns)
+#define ZSWB_END_SHIFT		6
+#define ZSWB_END_MASK		GENMASK_ULL(47, ZSWB_END_SHIFT)
+#define ZSWB_TOOK_SHIFT		48
+#define ZSWB_TOOK_MAX		0x7fffUL
+static_assert(((ZSWB_TOOK_MAX << ZSWB_TOOK_SHIFT) & ZSWB_END_MASK) == 0);
+static_assert((ZSWB_TOOK_MAX << ZSWB_TOOK_SHIFT) < BIT(63));
+
+static inline unsigned long zswb_start_word(void)
 {
-	return (unsigned long)ns & ~1UL;
+	unsigned long now = jiffies;
+
+	return now * 4;
+}
+
+/* The ended word of a folio started at @start (its start word) ending at @now. */
+static inline unsigned long zswb_ended_word(unsigned long start, u64 now)
+{
+	unsigned long took = (zswb_start_word() - start) / 4;
+
+	return (now & ZSWB_END_MASK) | min(took, ZSWB_TOOK_MAX) << ZSWB_TOOK_SHIFT;
+}
+
+/* The ns from the end in @word to @now; 0 if @now reads before it (another CPU's clock). */
+static inline u64 zswb_ended_since(unsigned long word, u64 now)
+{
+	u64 ns = ((now & ZSWB_END_MASK) - (word & ZSWB_END_MASK)) & ZSWB_END_MASK;
+
+	return ns & BIT_ULL(47) ? 0 : ns;
+}
+
+/* The jiffies from the start to the end in @word. */
+static inline unsigned long zswb_ended_took(unsigned long word)
+{
+	return word >> ZSWB_TOOK_SHIFT;
 }
 
 /*
@@ -40,7 +77,7 @@ static inline unsigned long zswb_time_word(u64 ns)
  */
 int zswb_free_queue_init(void (*done)(unsigned long nr));
 void zswb_free_queue_exit(void);
-void zswb_queue(struct folio *folio, u64 ended, int slot);
+void zswb_queue(struct folio *folio, unsigned long ended, int slot);
 void zswb_writer_drain(void);
 void zswb_finish(struct folio *folio, int slot, enum zswb_stat_item freed);
 
@@ -55,6 +92,7 @@ struct zswb_run {
 	struct mem_cgroup *memcg;	/* the run's memcg; NULL before the first */
 	struct mem_cgroup *target;	/* named in its shadow entries */
 	u64 waited;			/* ns since the folio's write ended */
+	unsigned long took;		/* jiffies its write took */
 #ifdef CONFIG_MEMCG
 	struct zswb_sighting *seen;	/* its memcg's sighting, or NULL */
 	u64 word;			/* that sighting's word at the lookup */

@@ -9,7 +9,8 @@
  * "Freeing and its races".
  *
  * - Every value stored in folio->lru.next (page->compound_head, whose bit
- *   0 says "tail page"), an end time or an llist pointer, has bit 0 clear.
+ *   0 says "tail page"), a start or ended word or an llist pointer, has
+ *   bit 0 clear.
  * - A folio is freed only through zswap_wb_remove_folio() (zswb_remove()),
  *   which refuses a dirty (a failed write: it holds the only copy), mapped
  *   or referenced one; that folio goes back to the LRU and is counted.
@@ -80,14 +81,15 @@ static struct folio *zswb_node_folio(struct llist_node *node)
 }
 
 /*
- * A queued folio's lru.prev: the end time, rounded down to 64 ns, with the
- * counter slot in bits 1 to 5 and, in bit 0, whether the folio was locked
- * when it was queued (it then stays locked until it is freed or put back).
+ * A queued folio's lru.prev: its ended word (free_path.h) with the counter
+ * slot in bits 1 to 5 and, in bit 0, whether the folio was locked when it
+ * was queued (it then stays locked until it is freed or put back).
  * lru.prev is not compound_head: no walker reads these bits.
  */
 #define ZSWB_QUEUED_LOCKED	1UL
 #define ZSWB_QUEUED_LOW		(2UL * ZSWB_NR_SLOTS - 1)
 static_assert((ZSWB_NR_SLOTS & (ZSWB_NR_SLOTS - 1)) == 0);
+static_assert(BIT(ZSWB_END_SHIFT) > ZSWB_QUEUED_LOW);
 
 static int zswb_queued_slot(unsigned long word)
 {
@@ -95,8 +97,8 @@ static int zswb_queued_slot(unsigned long word)
 }
 
 /*
- * Queue @folio, whose write ended at @ended (ns), with the reference that
- * folio_end_writeback() held, on this CPU's list. The end time replaces the
+ * Queue @folio, whose ended word is @ended, with the reference that
+ * folio_end_writeback() held, on this CPU's list. The ended word replaces the
  * mark: a queued folio is reachable only through the list.
  *
  * It is queued locked, if its lock is free (a trylock: this may be an
@@ -107,9 +109,9 @@ static int zswb_queued_slot(unsigned long word)
  * a queued folio"). Nothing else can take a locked folio out of the swap
  * cache either, and freeing it never waits for its lock.
  */
-void zswb_queue(struct folio *folio, u64 ended, int slot)
+void zswb_queue(struct folio *folio, unsigned long ended, int slot)
 {
-	unsigned long word = ((unsigned long)ended & ~ZSWB_QUEUED_LOW) | slot << 1;
+	unsigned long word = ended | slot << 1;
 	struct zswb_pcp *pcp;
 
 	if (folio_trylock(folio))
@@ -297,8 +299,7 @@ static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer
 		struct folio *folio = zswb_node_folio(pos);
 		unsigned long word;
 		int slot;
-		s64 ns;
-		u64 us;
+		u64 ns, us;
 
 		if (writer && taken == ZSWB_WRITER_DRAIN) {
 			zswb_leave(pcp, pos);
@@ -310,8 +311,8 @@ static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer
 			zswb_tally_add(&t);
 			t.slot = slot;
 		}
-		ns = local_clock() - (word & ~ZSWB_QUEUED_LOW);
-		us = ns > 0 ? div_u64(ns, NSEC_PER_USEC) : 0;
+		ns = zswb_ended_since(word, local_clock());
+		us = div_u64(ns, NSEC_PER_USEC);
 		t.lat[min_t(unsigned int, us ? ilog2(us) : 0, ZSWB_LAT_BUCKETS - 1)]++;
 		t.taken++;
 		taken++;
@@ -324,7 +325,8 @@ static void zswb_take(struct zswb_pcp *pcp, struct llist_node *list, bool writer
 			zswb_putback_busy(folio, slot);
 			continue;
 		}
-		run.waited = ns > 0 ? ns : 0;
+		run.waited = ns;
+		run.took = zswb_ended_took(word);
 		if (!zswb_remove(folio, &run)) {
 			zswb_putback_locked(folio, slot);
 			continue;

@@ -12,7 +12,7 @@
  *
  * - Only this file stores an address of zswb_marks[] in folio->lru.prev,
  *   and only in an off-LRU folio, which nothing else links through lru.
- *   The end time overwrites the mark when the folio is queued, before it
+ *   The ended word overwrites the mark when the folio is queued, before it
  *   can be freed or go back to the LRU: a page never carries a mark into
  *   its next life, and no other folio's lru.prev holds one.
  * - A folio is queued only once zswap_writeback_entry() has dropped its
@@ -43,7 +43,7 @@
  * The states of a marked folio, stored as the address of one of these in
  * folio->lru.prev: marked (write not yet submitted or not yet ended, zswap
  * still holds its reference), issued (zswap dropped its reference first),
- * ended (the write ended first; folio->lru.next holds the end time); and,
+ * ended (the write ended first; folio->lru.next holds its ended word); and,
  * read only by writeback_issued(), keep (its scope does not free it) and
  * free (a sync folio its scope frees). One row per state, one column per
  * counter slot: marked and issued, the only states writeback_end() takes,
@@ -207,7 +207,8 @@ void zswb_writeback_prepare(struct folio *folio, bool sync, struct mem_cgroup *m
 		zswb_keep(folio, slot);
 		return;
 	}
-	/* Its write is not submitted yet: no end can read the word. */
+	/* Its write is not submitted yet: no end can read the words. */
+	WRITE_ONCE(folio->lru.next, (struct list_head *)zswb_start_word());
 	WRITE_ONCE(*zswb_mark_word(folio), zswb_mark(ZSWB_MARKED, slot));
 	/* From here marked..taken keeps the slot. */
 	zswb_close(slot);
@@ -289,7 +290,7 @@ void zswb_writeback_issued(struct folio *folio, bool sync, bool off_lru)
 	    try_cmpxchg(word, &old, zswb_mark(ZSWB_ISSUED, slot)))
 		return;
 	/* The write ended first and left the folio to us: queue it. */
-	smp_rmb();	/* the end time, stored before the ended mark */
+	smp_rmb();	/* the ended word, stored before the ended mark */
 	zswb_count(slot, ZSWB_REQUEUED);
 	zswb_queue(folio, (unsigned long)READ_ONCE(folio->lru.next), slot);
 }
@@ -301,7 +302,7 @@ bool zswb_writeback_end(struct folio *folio)
 	unsigned long old = READ_ONCE(*word);
 	unsigned long i = zswb_mark_index(old);
 	int slot = i % ZSWB_NR_SLOTS;
-	u64 now;
+	unsigned long ended;
 
 	/* Marked or issued, of any slot: the first two rows of zswb_marks[]. */
 	if (i >= 2 * ZSWB_NR_SLOTS)
@@ -310,19 +311,19 @@ bool zswb_writeback_end(struct folio *folio)
 	 * sched_clock, not a clocksource read: where the TSC is unstable (as
 	 * in an emulated guest) the clocksource is a device, read per call.
 	 */
-	now = local_clock();
+	ended = zswb_ended_word((unsigned long)READ_ONCE(folio->lru.next), local_clock());
 	if (i < ZSWB_NR_SLOTS) {	/* marked */
 		/*
 		 * zswap still holds its reference: writeback_issued() queues
 		 * it. Until then the folio sits unlocked in the swap cache
-		 * with the time in compound_head's word: even.
+		 * with the ended word in compound_head's word: even.
 		 */
-		WRITE_ONCE(folio->lru.next, (struct list_head *)zswb_time_word(now));
+		WRITE_ONCE(folio->lru.next, (struct list_head *)ended);
 		if (try_cmpxchg(word, &old, zswb_mark(ZSWB_ENDED, slot)))
 			return true;
 		/* It was issued meanwhile (old is now the issued mark). */
 	}
-	zswb_queue(folio, now, slot);
+	zswb_queue(folio, ended, slot);
 	return true;
 }
 

@@ -84,13 +84,15 @@ static u32 zswb_seen_age(u64 word)
 }
 
 /*
- * The jiffies from @word's writing to a write that ended @waited ns ago,
- * 0 if it was written after.
+ * The jiffies from @word's writing to the start of a write that took
+ * @took jiffies and ended @waited ns ago, 0 if it was written after. A
+ * write is credited a hold at most: a sighting from before a longer one
+ * says nothing of the memcg's reclaim at its end.
  */
-static u32 zswb_seen_age_at(u64 word, u64 waited)
+static u32 zswb_seen_age_at(u64 word, u64 waited, unsigned long took)
 {
 	u32 age = zswb_seen_age(word);
-	unsigned long since = nsecs_to_jiffies(waited);
+	unsigned long since = nsecs_to_jiffies(waited) + min(took, ZSWB_SEEN_HOLD);
 
 	return age > since ? age - since : 0;
 }
@@ -168,14 +170,15 @@ static u64 zswb_seen_add(struct zswb_sighting *s, u64 word, unsigned long pages)
  * frees of its other children are not counted, and the count lags the
  * uncharges by a batch per CPU: mostly a smaller sum (the pages of a run
  * that ends within a drain's batch are added before the batch is put).
- * So for a folio whose write ended within ZSWB_SEEN_HOLD of the sighting
- * the memcg is the target whatever the sum: stock's usage itself hovers
- * below the limit between its reclaims, by what one frees beyond the
- * charge that failed. The hold runs to the write's end, not to the
- * lookup: from there stock's folio waits for the next reclaim, and the
- * time it waits queued is the module's. It is jiffies, which a kernel
- * slow beside its work (a starved vCPU) spends faster; design.rst has
- * what that costs.
+ * So for a folio whose write started within ZSWB_SEEN_HOLD of the
+ * sighting the memcg is the target whatever the sum: stock's usage itself
+ * hovers below the limit between its reclaims, by what one frees beyond
+ * the charge that failed. The hold runs to the write's start, not to the
+ * lookup: the writer was in that reclaim then, stock's folio waits for
+ * the next one from the write's end, and neither the write's time nor
+ * the time it waits queued is the workload's. It is jiffies, which a
+ * kernel slow beside its work (a starved vCPU) spends faster; design.rst
+ * has what that costs.
  *
  * Called with the folio locked, which keeps its memcg; ancestors live as
  * long as it does, and the steps up from one memcg always lead to the
@@ -217,7 +220,7 @@ static void zswb_reclaim_target(struct folio *folio, struct zswb_run *run)
 		limit = min(READ_ONCE(m->memory.max), READ_ONCE(m->memory.high));
 		/* What stock would hold charged. */
 		usage = page_counter_read(&m->memory) + zswb_seen_freed(s, word);
-		if (zswb_seen_age_at(word, run->waited) >= ZSWB_SEEN_HOLD &&
+		if (zswb_seen_age_at(word, run->waited, run->took) >= ZSWB_SEEN_HOLD &&
 		    usage + MEMCG_CHARGE_BATCH < limit)
 			return;
 		run->target = m;
@@ -250,8 +253,10 @@ void zswb_run_add(struct zswb_run *run)
  * zswap_wb_remove_folio() with the target for @folio's memcg, looked up
  * once per run of folios of one memcg: the lookup reads page counters
  * that every charge writes. @run carries it from folio to folio; start
- * with it zeroed (a synchronous free: the write ends now), set its
- * @waited to the time since each folio's write ended before the call,
+ * with it zeroed (a synchronous free: the write ends now, and took no
+ * time that counts: zram's and brd's writes are a copy), set its
+ * @waited and @took to the time since each folio's write ended and the
+ * time the write took before the call,
  * and end it with zswb_run_add(). A folio's memcg is stable while
  * it is locked, and one still charged keeps its ancestors.
  */
