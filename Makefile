@@ -135,8 +135,8 @@ check-fleet: kernel
 	done; exit $$rc
 
 # The guests boot the test kernel (make module builds it) with the zswbctl
-# package of make deb; Debian's prometheus runs on this machine. About
-# half an hour: 8 hosts, two at a time (selftests/prometheus_test.sh).
+# package of make deb; Debian's prometheus runs on this machine: 8 hosts,
+# two at a time (selftests/prometheus_test.sh).
 check-prometheus: module deb
 	bash selftests/prometheus_test.sh
 

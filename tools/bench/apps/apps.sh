@@ -56,28 +56,29 @@ settings() {
 	esac
 }
 
+# mariadb_up SOCKET: mariadbd answers on SOCKET.
+mariadb_up() {
+	mariadb-admin --socket="$1" ping > /dev/null 2>&1
+}
+
 # mariadb_prepare: the tables, once a boot (not timed in a run).
 mariadb_prepare() {
-	local t0 sock=/run/mysqld/mysqld.sock i
+	local t0 sock=/run/mysqld/mysqld.sock
 	t0=$(uptime_s)
 	cg_new bench max
 	mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
 	cg_run bench mariadbd --no-defaults --user=mysql --datadir=/var/lib/mysql \
 		--socket=$sock --pid-file=/run/mysqld/mysqld.pid --skip-networking \
 		--skip-log-bin --performance-schema=OFF > /tmp/mariadb.log 2>&1 &
-	i=0
-	until mariadb-admin --socket=$sock ping > /dev/null 2>&1; do
-		[ $i -lt 1200 ] || { echo "# mariadbd did not start:"; tail -5 /tmp/mariadb.log | sed 's/^/# /'; return 1; }
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 120 mariadb_up $sock ||
+		{ echo "# mariadbd did not start:"; tail -5 /tmp/mariadb.log | sed 's/^/# /'; return 1; }
 	mariadb --socket=$sock -e "DROP DATABASE IF EXISTS sbtest; CREATE DATABASE sbtest" &&
 		sysbench oltp_read_write --db-driver=mysql --mysql-socket=$sock --mysql-user=root \
 			--tables="$ZSWB_APPS_DB_TABLES" --table-size="$ZSWB_APPS_DB_ROWS" --rand-seed=1 \
 			--threads=2 prepare > /tmp/prepare.out 2>&1 ||
 		{ echo "# sysbench prepare failed:"; tail -5 /tmp/prepare.out | sed 's/^/# /'; return 1; }
 	mariadb-admin --socket=$sock shutdown > /dev/null 2>&1
-	while [ -e /run/mysqld/mysqld.pid ]; do sleep 0.1; done
+	poll 60 test ! -e /run/mysqld/mysqld.pid || echo "# mariadbd did not stop in 60 s"
 	cg_del bench
 	echo "# mariadb: $ZSWB_APPS_DB_TABLES tables of $ZSWB_APPS_DB_ROWS rows prepared in" \
 		"$(elapsed "$t0" "$(uptime_s)") s, $(du -sm /var/lib/mysql/sbtest | cut -f1) MiB"

@@ -142,15 +142,21 @@ build_run() {
 
 build_cleanup() { :; }
 
+# mariadb_up SOCKET: mariadbd answers on SOCKET.
+mariadb_up() {
+	mariadb-admin --socket="$1" ping > /dev/null 2>&1
+}
+
+# redis_up: redis-server answers.
+redis_up() {
+	redis-cli ping > /dev/null 2>&1
+}
+
 redis_setup() {
-	local i=0
 	cg_run "$cg" $(pin 1) redis-server --port 6379 --save '' --appendonly no \
 		--protected-mode no --daemonize no > /tmp/redis.log 2>&1 &
-	until redis-cli ping > /dev/null 2>&1; do
-		[ $i -lt 300 ] || { echo "# redis-server did not start:"; sed 's/^/# /' /tmp/redis.log; return 1; }
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 30 redis_up ||
+		{ echo "# redis-server did not start:"; sed 's/^/# /' /tmp/redis.log; return 1; }
 }
 
 redis_run() {
@@ -185,7 +191,6 @@ redis_cleanup() {
 # mariadb_start: mariadbd in the memcg, its buffer pool DB_POOL, the
 # binary log and performance schema off; returns when it answers.
 mariadb_start() {
-	local i=0
 	mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
 	cg_run "$cg" mariadbd --no-defaults --user=mysql --datadir=/var/lib/mysql \
 		--socket=$DB_SOCK --pid-file=/run/mysqld/mysqld.pid --skip-networking \
@@ -193,23 +198,15 @@ mariadb_start() {
 		--innodb-buffer-pool-size="$ZSWB_APPS_DB_POOL" --innodb-buffer-pool-chunk-size=1M \
 		--innodb-flush-log-at-trx-commit="$ZSWB_APPS_DB_FLUSH" \
 		> /tmp/mariadb.log 2>&1 &
-	until mariadb-admin --socket=$DB_SOCK ping > /dev/null 2>&1; do
-		[ $i -lt 1200 ] || { echo "# mariadbd did not start:"; tail -5 /tmp/mariadb.log | sed 's/^/# /'; return 1; }
-		sleep 0.1
-		i=$((i + 1))
-	done
+	poll 120 mariadb_up $DB_SOCK ||
+		{ echo "# mariadbd did not start:"; tail -5 /tmp/mariadb.log | sed 's/^/# /'; return 1; }
 }
 
 # mariadb_stop: a clean shutdown, waited for up to 60 s (the memcg is
 # killed after the workload's cleanup in any case).
 mariadb_stop() {
-	local i=0
 	mariadb-admin --socket=$DB_SOCK shutdown > /dev/null 2>&1
-	while [ -e /run/mysqld/mysqld.pid ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ $i -lt 600 ] || echo "# mariadbd did not stop in 60 s"
+	poll 60 test ! -e /run/mysqld/mysqld.pid || echo "# mariadbd did not stop in 60 s"
 }
 
 # sb TEST CMD [ARGS]: sysbench on the workload's tables, a fixed seed.
