@@ -20,6 +20,7 @@
 # their own: a SIGBUS kills it): no poisoned page may be left in the swap
 # cache, and the owner must finish with every word as it wrote it.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 CORRUPT=/sys/kernel/debug/hwpoison/corrupt-pfn
 
@@ -45,27 +46,6 @@ test_cleanup_own() {
 	left=$(pfnfind - hwpoison - | wc -l)
 	msg "unpoisoned $n of $(wc -l < /tmp/hp_all) pages; $left poisoned pages left"
 	echo "$printk" > /proc/sys/kernel/printk
-}
-
-# held CG: start swapinrace in memcg CG, push its region to zswap, write
-# it back while the device is suspended, let the writes go. Sets held,
-# the folios written back meanwhile (the module's count), and, through
-# cg_start_stopped, pid (swapinrace, stopped) and job (to wait for).
-held() {
-	local wb0
-	cg_new "$1" max
-	cg_start_stopped "$1" "/tmp/$1.out" swapinrace 16 write || return 1
-	echo N > /sys/module/zswap/parameters/shrinker_enabled
-	cg_reclaim "$1" 20M
-	echo Y > /sys/module/zswap/parameters/shrinker_enabled
-	dmctl suspend zswbhp || return 1
-	wb0=$(wbstat written_back)
-	cg_reclaim "$1" 20M
-	cg_reclaim "$1" 20M
-	held=$(( $(wbstat written_back) - wb0 ))
-	dmctl resume zswbhp || return 1
-	poll 10 no_writeback
-	sleep 1
 }
 
 # poison CG SET CLEAR: poison every page of memcg CG whose flags have SET
@@ -100,7 +80,7 @@ finish() {
 }
 
 # Stock: the written-back folios on the LRU, in the swap cache.
-held hpstock || exit 1
+held_backlog hpstock zswbhp || exit 1
 poison hpstock swapcache,lru mmap,writeback,locked
 s_found=$found s_refused=$refused s_cached=$cached
 kill -CONT $pid
@@ -113,7 +93,7 @@ cg_del hpstock
 set_param async_free 1 || exit 1
 modprobe zswb_holdfree || { msg "cannot load zswb_holdfree"; exit 1; }
 echo 1 > $ZSWB_DEBUGFS/reset
-held hpqueued || exit 1
+held_backlog hpqueued zswbhp || exit 1
 queued=$(wbstat queue_depth)
 poison hpqueued swapcache,locked lru,mmap,writeback
 kill -CONT $pid

@@ -23,31 +23,20 @@
 # dumped. A measurement: it checks only that the block is back online and
 # that the workload's checksums hold.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/harden.lib"
 
 ROUNDS=${ZSWB_OFFLINE_ROUNDS:-2}
 TRIES=${ZSWB_OFFLINE_TRIES:-10}
-MEM=/sys/devices/system/memory
 
 need_module || exit 1
 [ -d $MEM ] || { msg "no memory hotplug (CONFIG_MEMORY_HOTREMOVE)"; exit 4; }
-# The block's pfns.
-bpages=$(( 0x$(cat $MEM/block_size_bytes) / 4096 ))
-
-# poisoned BLOCK: how many of its pages are hardware-poisoned. A block
-# with one goes offline (offline_pages() skips them) but never online
-# again (memory_block_online() refuses it, -EHWPOISON), as on any host:
-# such a block is never taken.
-poisoned() {
-	local first=$(( ${1##*memory} * bpages ))
-	pfnfind - hwpoison - | awk -v a=$first -v b=$((first + bpages)) \
-		'$1 >= a && $1 < b { n++ } END { print n + 0 }'
-}
+bpages=$(block_pages)
 
 blk=
 for d in /sys/devices/system/node/node1/memory*; do
 	[ -e "$d/state" ] || continue
 	[ "$(cat "$d/state")" = online ] || continue
-	[ "$(poisoned "$d")" -eq 0 ] || { msg "$(basename "$d") holds poisoned pages: not taken"; continue; }
+	[ "$(block_poisoned "$d")" -eq 0 ] || { msg "$(basename "$d") holds poisoned pages: not taken"; continue; }
 	if echo offline > "$d/state" 2>/dev/null; then
 		blk=$d
 		err=$( { echo online_kernel > "$d/state"; } 2>&1 ) ||
