@@ -56,11 +56,6 @@ settings() {
 	esac
 }
 
-# mariadb_up SOCKET: mariadbd answers on SOCKET.
-mariadb_up() {
-	mariadb-admin --socket="$1" ping > /dev/null 2>&1
-}
-
 # mariadb_prepare: the tables, once a boot (not timed in a run).
 mariadb_prepare() {
 	local t0 sock=/run/mysqld/mysqld.sock

@@ -142,11 +142,6 @@ build_run() {
 
 build_cleanup() { :; }
 
-# mariadb_up SOCKET: mariadbd answers on SOCKET.
-mariadb_up() {
-	mariadb-admin --socket="$1" ping > /dev/null 2>&1
-}
-
 # redis_up: redis-server answers.
 redis_up() {
 	redis-cli ping > /dev/null 2>&1

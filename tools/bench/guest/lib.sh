@@ -84,3 +84,9 @@ policy_off() {
 	set_param "$1" 0 || return 1
 	sleep 2
 }
+
+# mariadb_up SOCKET: mariadbd answers on SOCKET (the application
+# benchmark's, tools/bench/apps: its prepare and its runs).
+mariadb_up() {
+	mariadb-admin --socket="$1" ping > /dev/null 2>&1
+}
